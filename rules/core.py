@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import random
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    import random  # noqa: S311 -- only the type of the rng parameter; dice use SystemRandom
+
+    Rng: TypeAlias = random.Random
+else:
+    Rng: TypeAlias = Any
 
 #: Hard caps so a hostile or mistaken input can never hang the server.
 MAX_POOL = 100
@@ -55,17 +61,22 @@ class IllegalMoveError(RulesError):
 # --- dice source ---------------------------------------------------------------------------
 
 
-def default_rng() -> random.Random:
+def default_rng() -> Rng:
     """The production dice source: the operating system's CSPRNG."""
     return secrets.SystemRandom()
 
 
-def roll_die(sides: int, rng: random.Random) -> int:
+def resolve_rng(rng: Rng | None) -> Rng:
+    """The rng a roll function was given, or the production CSPRNG when it was given none."""
+    return default_rng() if rng is None else rng
+
+
+def roll_die(sides: int, rng: Rng) -> int:
     """One fair die with faces 1..sides."""
     return rng.randint(1, sides)
 
 
-def roll_dice(count: int, sides: int, rng: random.Random) -> tuple[int, ...]:
+def roll_dice(count: int, sides: int, rng: Rng) -> tuple[int, ...]:
     """``count`` fair dice, in the order rolled."""
     check_pool(count)
     return tuple(rng.randint(1, sides) for _ in range(count))
