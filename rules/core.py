@@ -17,7 +17,7 @@ import enum
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
@@ -100,7 +100,9 @@ def check_pool(count: Any, what: str = "The number of dice") -> int:
     """A dice pool size: 0..MAX_POOL."""
     check_int(count, what, low=0)
     if count > MAX_POOL:
-        raise PoolTooLargeError(f"{what} is {count}; the most this table rolls at once is {MAX_POOL}.")
+        raise PoolTooLargeError(
+            f"{what} is {count}; the most this table rolls at once is {MAX_POOL}."
+        )
     return count
 
 
@@ -128,7 +130,7 @@ def lookup_key(mapping: Mapping[str, Any], name: Any, what: str) -> Any:
 # --- exact distributions ------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def _die(sides: int) -> tuple[tuple[int, Fraction], ...]:
     p = Fraction(1, sides)
     return tuple((face, p) for face in range(1, sides + 1))

@@ -33,6 +33,11 @@ def test_binomial_sums_to_one():
 def test_to_dict_is_plain():
     d = core.Die(sides=6, rolled=5, value=6, bonus=1)
     assert d.to_dict() == {
-        "sides": 6, "rolled": 5, "value": 6, "kept": True, "exploded": False,
-        "bonus": 1, "source": None,
+        "sides": 6,
+        "rolled": 5,
+        "value": 6,
+        "kept": True,
+        "exploded": False,
+        "bonus": 1,
+        "source": None,
     }
