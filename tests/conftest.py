@@ -29,7 +29,7 @@ def redis_in_use() -> bool:
 
 requires_postgres = pytest.mark.skipif(
     not postgres_in_use(),
-    reason="needs PostgreSQL: run `make test-services` (DATABASE_URL=postgres://...), as .ci/run does",
+    reason="needs PostgreSQL: `make test-services` sets DATABASE_URL=postgres://..., as .ci/run does",
 )
 requires_redis = pytest.mark.skipif(
     not redis_in_use(),
