@@ -29,11 +29,11 @@ def redis_in_use() -> bool:
 
 requires_postgres = pytest.mark.skipif(
     not postgres_in_use(),
-    reason="needs PostgreSQL: `make test-services` sets DATABASE_URL=postgres://..., as .ci/run does",
+    reason="needs PostgreSQL: `make test-services` sets DATABASE_URL, as .ci/run does",
 )
 requires_redis = pytest.mark.skipif(
     not redis_in_use(),
-    reason="needs Redis: run `make test-services` (REDIS_URL=redis://...), as .ci/run does",
+    reason="needs Redis: `make test-services` sets REDIS_URL, as .ci/run does",
 )
 
 
