@@ -98,6 +98,7 @@ ASGI_APPLICATION = "tabletop.asgi.application"
 
 DATABASES = {
     "default": dj_database_url.config(
+        env="DATABASE_URL",
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
         conn_health_checks=True,

@@ -1,0 +1,76 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+pytestmark = pytest.mark.django_db
+
+
+def test_signup_creates_user_and_logs_in(client):
+    response = client.post(
+        reverse("signup"),
+        {"username": "mira", "password1": "a-long-table-secret", "password2": "a-long-table-secret"},
+    )
+    assert response.status_code == 302
+    assert get_user_model().objects.filter(username="mira").exists()
+    assert client.get(reverse("home")).context["user"].username == "mira"
+
+
+def test_signup_applies_password_validators_and_creates_nothing(client):
+    response = client.post(
+        reverse("signup"), {"username": "mira", "password1": "123", "password2": "123"}
+    )
+    assert response.status_code == 200
+    assert "too short" in response.content.decode()
+    assert not get_user_model().objects.filter(username="mira").exists()
+
+
+def test_signup_next_is_followed_only_on_this_host(client):
+    data = {"username": "mira", "password1": "a-long-table-secret", "password2": "a-long-table-secret"}
+    response = client.post(reverse("signup") + "?next=https://evil.example/", data)
+    assert response["Location"] == reverse("home")
+
+
+def test_login_and_logout(client, django_user_model):
+    django_user_model.objects.create_user("sam", password="a-long-table-secret")
+    response = client.post(reverse("login"), {"username": "sam", "password": "a-long-table-secret"})
+    assert response.status_code == 302
+    assert "_auth_user_id" in client.session
+    client.post(reverse("logout"))
+    assert "_auth_user_id" not in client.session
+
+
+def test_bad_login_shows_error(client, django_user_model):
+    django_user_model.objects.create_user("sam", password="a-long-table-secret")
+    response = client.post(reverse("login"), {"username": "sam", "password": "wrong"})
+    assert response.status_code == 200
+    assert "correct username and password" in response.content.decode()
+
+
+def test_change_password(client, django_user_model):
+    user = django_user_model.objects.create_user("sam", password="a-long-table-secret")
+    client.force_login(user)
+    response = client.post(
+        reverse("password_change"),
+        {
+            "old_password": "a-long-table-secret",
+            "new_password1": "another-long-secret",
+            "new_password2": "another-long-secret",
+        },
+    )
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password("another-long-secret")
+
+
+def test_change_password_needs_login(client):
+    response = client.get(reverse("password_change"))
+    assert response.status_code == 302
+    assert reverse("login") in response["Location"]
+
+
+def test_pages_carry_csp_without_unsafe_eval(client):
+    response = client.get(reverse("home"))
+    csp = response["Content-Security-Policy"]
+    assert "script-src 'self'" in csp
+    assert "unsafe-eval" not in csp
+    assert "unsafe-inline" not in csp
