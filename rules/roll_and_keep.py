@@ -42,8 +42,8 @@ from rules.core import (
     Die,
     IllegalMoveError,
     Result,
-    RulesError,
     Rng,
+    RulesError,
     check_int,
     check_pool,
     convolve,
@@ -238,7 +238,7 @@ def _ruleset(ruleset: Mapping[str, Any] | None) -> dict[str, Any]:
     return _DEFAULT if ruleset is None else validate_ruleset(ruleset)
 
 
-# --- how many dice are kept --------------------------------------------------------------------
+# --- how many dice are kept -------------------------------------------------------------------
 
 
 def keep_count(
@@ -328,7 +328,9 @@ def dice_pool(
     """
     value = check_int(attribute_value, f"{attribute} (attribute value)", low=0)
     check_int(specialities, "The number of relevant specialities", low=0)
-    rolled = check_pool(value + specialities, "The number of dice rolled (attribute + specialities)")
+    rolled = check_pool(
+        value + specialities, "The number of dice rolled (attribute + specialities)"
+    )
     k = keep_count(
         attribute=attribute, mana=mana, specialities=specialities, links=links, ruleset=ruleset
     )
@@ -366,7 +368,7 @@ def degree_name(
     return degrees[min(successes, len(degrees)) - 1]
 
 
-# --- exact odds ----------------------------------------------------------------------------------
+# --- exact odds -------------------------------------------------------------------------------
 
 
 def _faces_meeting(difficulty: int) -> int:
@@ -495,7 +497,7 @@ def odds(
     return _odds(rolled, kept, difficulty_value(difficulty, ruleset=ruleset), ruleset)
 
 
-# --- rolling ---------------------------------------------------------------------------------------
+# --- rolling ----------------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True)
@@ -588,7 +590,7 @@ def roll(
     return _score(roll_dice(rolled, SIDES, rng), kept, number, ruleset)
 
 
-# --- indirectly opposed ------------------------------------------------------------------------
+# --- indirectly opposed -----------------------------------------------------------------------
 
 
 def indirect_difficulty(*, passive_attribute_value: int, passive_specialities: int = 0) -> int:
@@ -646,7 +648,7 @@ def roll_indirectly_opposed(
     return _score(roll_dice(rolled, SIDES, rng), kept, difficulty, ruleset)
 
 
-# --- directly opposed --------------------------------------------------------------------------
+# --- directly opposed -------------------------------------------------------------------------
 
 OWN = "own"
 OPPONENT = "opponent"
@@ -773,7 +775,7 @@ def direct_contest_odds(
     )
 
 
-# --- complex and extended actions --------------------------------------------------------------
+# --- complex and extended actions -------------------------------------------------------------
 
 
 class ExtendedStatus(enum.StrEnum):

@@ -1,15 +1,12 @@
-"""Suite-wide test configuration.
+"""Suite-wide test configuration (no Django here: tests/rules runs without it).
 
-- Browser tests (marker ``browser``, under tests/browser/) run after everything else: sync
-  Playwright leaves an event loop running that would break later asyncio tests.
-- Tests marked ``services`` need the real PostgreSQL and Redis; `make test-services` (called by
-  .ci/run) runs them with DATABASE_URL/REDIS_URL set, and they skip with the reason otherwise.
+Browser tests (under tests/browser/, marker ``browser``) run after everything else: sync
+Playwright leaves an event loop running that would break later asyncio tests.
 """
 
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -17,29 +14,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "tests/browser/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.browser)
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
-
-
-def postgres_in_use() -> bool:
-    return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
-
-
-def redis_in_use() -> bool:
-    return bool(getattr(settings, "REDIS_URL", ""))
-
-
-requires_postgres = pytest.mark.skipif(
-    not postgres_in_use(),
-    reason="needs PostgreSQL: `make test-services` sets DATABASE_URL, as .ci/run does",
-)
-requires_redis = pytest.mark.skipif(
-    not redis_in_use(),
-    reason="needs Redis: `make test-services` sets REDIS_URL, as .ci/run does",
-)
-
-
-@pytest.fixture(autouse=True)
-def _in_memory_channel_layer(settings: pytest.FixtureRequest, request: pytest.FixtureRequest):
-    """Unit tests use the in-memory layer unless they test Redis on purpose."""
-    if request.node.get_closest_marker("services") is None:
-        settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    yield

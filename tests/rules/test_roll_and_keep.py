@@ -171,7 +171,7 @@ def test_keep_count_properties(mana, attribute, specialities):
         assert k - specialities <= max(1, sum(mana.values()))
 
 
-# --- difficulty and degrees ---------------------------------------------------------------------
+# --- difficulty and degrees -------------------------------------------------------------------
 
 
 def test_difficulty_ladder_from_the_seed():
@@ -210,7 +210,7 @@ def test_custom_ladder_and_degrees():
         rk.difficulty_value("Easy", ruleset=ruleset)
 
 
-# --- reading and rolling dice ----------------------------------------------------------------
+# --- reading and rolling dice -----------------------------------------------------------------
 
 
 def test_score_dice_keeps_the_highest_and_flags_every_die():
@@ -291,7 +291,7 @@ def test_indirect_difficulty_over_ten_allows_no_success():
     assert odds.botch == 1 - Fraction(9, 10) ** 8
 
 
-# --- extended actions -----------------------------------------------------------------------------
+# --- extended actions -------------------------------------------------------------------------
 
 
 def test_extended_action_accumulates_to_target():
@@ -389,7 +389,7 @@ def test_extended_action_bad_rounds():
         rk.ExtendedAction(target=3, rounds=[1, 2])
 
 
-# --- ruleset ---------------------------------------------------------------------------------
+# --- ruleset ----------------------------------------------------------------------------------
 
 
 def test_default_ruleset_is_valid_json_data():
@@ -432,7 +432,7 @@ def test_validate_ruleset_rejects_bad_fields(data, match):
         rk.validate_ruleset(data)
 
 
-# --- errors ----------------------------------------------------------------------------------------
+# --- errors -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -506,9 +506,7 @@ def test_odds_errors():
     with pytest.raises(core.OutOfRangeError):
         rk.odds(rolled=3, kept=-1, difficulty=5)
     with pytest.raises(core.RulesError):
-        rk.direct_contest_odds(
-            rolled=3, kept=1, opponent_rolled=3, opponent_kept="2", difficulty=5
-        )
+        rk.direct_contest_odds(rolled=3, kept=1, opponent_rolled=3, opponent_kept="2", difficulty=5)
     with pytest.raises(core.OutOfRangeError, match="opponent"):
         rk.direct_contest_distribution(
             rolled=3, kept=1, opponent_rolled=-3, opponent_kept=2, difficulty=5
