@@ -252,7 +252,7 @@ class TurnTracker(Result):
         self._require_started()
         if p.team != self.current_team:
             raise IllegalMoveError(
-                f"It is not {p.name}'s turn: it is {self.current_team}'s turn. "
+                f"It is not {p.name}'s turn: the turn belongs to {self.current_team}. "
                 f"{p.name} may react instead."
             )
         if p.id in self.acted:
@@ -266,8 +266,8 @@ class TurnTracker(Result):
         self._require_started()
         if p.id in self.reacted:
             raise IllegalMoveError(
-                f"{p.name} has already reacted this round; the reaction comes back at the "
-                f"start of {p.team}'s next turn."
+                f"{p.name} has already reacted this round; the reaction comes back when "
+                f"the turn of {p.team} begins again."
             )
         tracker = dataclasses.replace(self, reacted=self.reacted + (p.id,))
         return tracker, self._event("reaction", tracker, p.id, f"{p.name} reacts.")
