@@ -42,6 +42,7 @@ import enum
 from collections.abc import Collection, Iterable, Mapping
 from fractions import Fraction
 from functools import lru_cache
+from math import comb
 from typing import Any
 
 from rules.core import (
@@ -242,9 +243,11 @@ def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def difficulty_needed(difficulty: str, *, ruleset: Mapping[str, Any] | None = None) -> int:
     """Successes a difficulty needs: seed "Easy challenges require two successes, medium ..."."""
-    rules = _ruleset(ruleset)
-    name = lookup(difficulty, rules["difficulties"], "difficulty")
-    return rules["difficulties"][name]
+    return _needed(_ruleset(ruleset), difficulty)
+
+
+def _needed(rules: Mapping[str, Any], difficulty: Any) -> int:
+    return rules["difficulties"][lookup(difficulty, rules["difficulties"], "difficulty")]
 
 
 def _canonical_types(types: Any, rules: Mapping[str, Any]) -> tuple[str, ...]:
@@ -385,8 +388,14 @@ def _check_check_args(dice: Any, needed: Any, sides: Any, target: Any) -> None:
 
 @lru_cache(maxsize=4096)
 def _successes(dice: int, sides: int, target: int) -> tuple[tuple[int, Fraction], ...]:
-    p = Fraction(sides - target + 1, sides)
-    return tuple(sorted(binomial(dice, p).items()))
+    # Binomial in whole numbers: C(n, k) * hits^k * misses^(n - k) ways out of sides^n.
+    hits, misses = sides - target + 1, target - 1
+    total = sides**dice
+    return tuple(
+        (k, Fraction(comb(dice, k) * hits**k * misses ** (dice - k), total))
+        for k in range(dice + 1)
+        if (hits or k == 0) and (misses or k == dice)
+    )
 
 
 def successes_distribution(*, dice: int, sides: int = 6, target: int = 4) -> Dist:
@@ -480,9 +489,7 @@ def op_check_probability(
     """Chance the adjustment's op check passes: seed "a four-die check that requires a number of
     successes dependent on the difficulty of the challenge" (+ training-perk dice)."""
     rules = _ruleset(ruleset)
-    return _pool_probability(
-        rules, rules["op_check_dice"], perk_dice, difficulty_needed(difficulty, ruleset=rules)
-    )
+    return _pool_probability(rules, rules["op_check_dice"], perk_dice, _needed(rules, difficulty))
 
 
 def challenge_check_probability(
@@ -495,7 +502,7 @@ def challenge_check_probability(
         rules,
         rules["challenge_check_dice"],
         perk_dice,
-        difficulty_needed(difficulty, ruleset=rules),
+        _needed(rules, difficulty),
     )
 
 
@@ -556,7 +563,7 @@ def toolkit_check_probability(
     the difficulty's successes unless the ability says otherwise."""
     rules = _ruleset(ruleset)
     tool = _find_ability(ability, rules)
-    needed = tool.check_needed(difficulty_needed(difficulty, ruleset=rules))
+    needed = tool.check_needed(_needed(rules, difficulty))
     return _pool_probability(rules, tool.check_dice(rules), perk_dice, needed)
 
 
