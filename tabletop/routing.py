@@ -1,3 +1,9 @@
-"""Websocket URL routes (each app that speaks over a socket adds its route here)."""
+"""Websocket URL routes."""
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from tabletop.scenes.consumers import SceneConsumer
+
+websocket_urlpatterns = [
+    path("ws/scenes/<int:scene_id>/", SceneConsumer.as_asgi()),
+]

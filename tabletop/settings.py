@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "tabletop.accounts",
     "tabletop.campaigns",
     "tabletop.characters",
+    "tabletop.scenes",
 ]
 
 MIDDLEWARE = [

@@ -9,5 +9,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("campaigns/", include("tabletop.campaigns.urls")),
     path("characters/", include("tabletop.characters.urls")),
+    path("scenes/", include("tabletop.scenes.urls")),
     path("admin/", admin.site.urls),
 ]

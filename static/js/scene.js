@@ -1,0 +1,99 @@
+// The live scene page: keeps the seq cursor, says hello on (re)connect so the server replays what
+// was missed, handles JSON control frames, verifies revealed commitments, keeps the log anchored.
+// No eval, no inline script: loaded from 'self' under a strict CSP.
+(function () {
+  "use strict";
+
+  function scene() { return document.getElementById("scene"); }
+  function log() { return document.getElementById("scene-log"); }
+
+  var lastSeq = 0;
+  var stickToBottom = true;
+
+  function noteSeq(root) {
+    (root || document).querySelectorAll("[data-seq]").forEach(function (el) {
+      var seq = parseInt(el.getAttribute("data-seq"), 10);
+      if (seq > lastSeq) { lastSeq = seq; }
+    });
+  }
+
+  function setStatus(text, state) {
+    var el = document.getElementById("connection");
+    if (el) { el.textContent = text; el.setAttribute("data-state", state); }
+  }
+
+  function hex(buffer) {
+    return Array.prototype.map.call(new Uint8Array(buffer), function (b) {
+      return b.toString(16).padStart(2, "0");
+    }).join("");
+  }
+
+  // A revealed secret carries its canonical JSON text and nonce: recompute the commitment.
+  function verifyCommitments(root) {
+    (root || document).querySelectorAll(".commitment[data-secret]:not([data-checked])").forEach(function (el) {
+      el.setAttribute("data-checked", "1");
+      var status = el.querySelector(".verify-status");
+      var text = el.getAttribute("data-secret") + ":" + el.getAttribute("data-nonce");
+      if (!window.crypto || !window.crypto.subtle) {
+        if (status) { status.textContent = "cannot verify here (needs HTTPS)"; }
+        return;
+      }
+      window.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then(function (digest) {
+        var ok = hex(digest) === el.getAttribute("data-commitment");
+        el.classList.add(ok ? "verified" : "mismatch");
+        if (status) {
+          status.textContent = ok ? "✔ verified" : "⚠ DOES NOT MATCH the commitment: this result was altered";
+        }
+      });
+    });
+  }
+
+  function scrollLog() {
+    var el = log();
+    if (el && stickToBottom) { el.scrollTop = el.scrollHeight; }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var root = scene();
+    if (!root) { return; }
+    lastSeq = parseInt(root.getAttribute("data-last-seq") || "0", 10);
+    noteSeq(log());
+    verifyCommitments(document);
+    scrollLog();
+    var el = log();
+    if (el) {
+      el.addEventListener("scroll", function () {
+        stickToBottom = el.scrollTop + el.clientHeight >= el.scrollHeight - 40;
+      });
+    }
+  });
+
+  document.body.addEventListener("htmx:wsOpen", function (evt) {
+    setStatus("live", "open");
+    evt.detail.socketWrapper.send(JSON.stringify({ command: "hello", last_seq: lastSeq }), evt.detail.elt);
+  });
+  document.body.addEventListener("htmx:wsClose", function () { setStatus("reconnecting…", "closed"); });
+  document.body.addEventListener("htmx:wsError", function () { setStatus("connection trouble", "error"); });
+
+  document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
+    var message = evt.detail.message;
+    if (typeof message === "string" && message.charAt(0) === "{") {
+      evt.preventDefault();  // a control frame, not HTML
+      var control = JSON.parse(message);
+      if (control.type === "reload") { window.location.reload(); }
+      if (control.type === "ended") { setStatus("session ended: log in again", "ended"); }
+    }
+  });
+
+  document.body.addEventListener("htmx:wsAfterMessage", function () {
+    noteSeq(log());
+    verifyCommitments(document);
+    scrollLog();
+  });
+
+  // Clear the previous error once the player acts again.
+  document.body.addEventListener("htmx:wsConfigSend", function () {
+    var errors = document.getElementById("scene-errors");
+    if (errors) { errors.innerHTML = ""; }
+  });
+})();

@@ -1,0 +1,57 @@
+"""Who may see what: the ONE function that decides visibility, and the groups of a scene.
+
+The live path (broadcast), the page-load path and the replay path all call ``visibility``, so a
+secret can't reach a player by one path while the others keep it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tabletop.scenes.models import Audience, SceneEvent
+
+FULL: Literal["full"] = "full"
+STUB: Literal["stub"] = "stub"  # knows that it happened (and its commitment), nothing else
+Visibility = Literal["full", "stub"] | None
+
+
+@dataclass(frozen=True)
+class Viewer:
+    user_id: int | None
+    is_gm: bool
+
+
+def visibility(event: SceneEvent, viewer: Viewer) -> Visibility:
+    """What ``viewer`` may see of ``event``: everything, only that it happened, or nothing."""
+    if event.revealed_at is not None or event.audience == Audience.EVERYONE:
+        return FULL
+    is_actor = viewer.user_id is not None and viewer.user_id == event.actor_id
+    match event.audience:
+        case Audience.GM_ONLY:
+            return FULL if viewer.is_gm else None
+        case Audience.PRIVATE:
+            return FULL if viewer.is_gm or is_actor else STUB
+        case Audience.BLIND:
+            return FULL if viewer.is_gm else STUB
+        case Audience.SELF:
+            return FULL if is_actor else None
+    return None
+
+
+def gm_group(scene_id: int) -> str:
+    return f"scene-{scene_id}-gm"
+
+
+def players_group(scene_id: int) -> str:
+    return f"scene-{scene_id}-players"
+
+
+def user_group(scene_id: int, user_id: int) -> str:
+    return f"scene-{scene_id}-user-{user_id}"
+
+
+def groups_for(scene_id: int, viewer: Viewer) -> list[str]:
+    """The channel-layer groups a viewer's socket joins."""
+    role = gm_group(scene_id) if viewer.is_gm else players_group(scene_id)
+    return [role, user_group(scene_id, viewer.user_id)]

@@ -1,0 +1,205 @@
+"""The live scene socket: parse a command, call an action, forward frames. Nothing else.
+
+Delivery: every event message on the layer carries its seq, even for sockets that may see nothing of
+it, so each socket knows the newest seq it should have. A seq jump (a dropped layer message) or a
+heartbeat that finds the database ahead triggers a catch-up from the database, filtered for this
+viewer. A client that reconnects says the last seq it has ("hello") and gets what it missed, or
+"reload" when it is too far behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from rules.core import RulesError
+from tabletop.scenes import actions, selectors
+from tabletop.scenes.audiences import Viewer, groups_for
+from tabletop.scenes.events import REPLAY_LIMIT
+from tabletop.scenes.frames import error_frame, presence_frame
+
+log = logging.getLogger(__name__)
+
+MAX_FRAME_BYTES = 16 * 1024
+RATE_PER_SECOND = 5.0
+RATE_BURST = 15.0
+HEARTBEAT_SECONDS = 15.0
+
+
+class ClientError(Exception):
+    """A problem with what the client sent; becomes an error frame."""
+
+
+def user_sockets_group(user_id: int) -> str:
+    """Every socket of one user, whatever the scene: used to end them on logout or removal."""
+    return f"user-{user_id}"
+
+
+class SceneConsumer(AsyncJsonWebsocketConsumer):
+    # --- socket handlers -----------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        self.scene_id = int(self.scope["url_route"]["kwargs"]["scene_id"])
+        user = self.scope.get("user")
+        access = await database_sync_to_async(selectors.scene_access)(
+            scene_id=self.scene_id, user=user
+        )
+        if access is None:
+            await self.close(code=4403)
+            return
+        self.viewer: Viewer = access
+        self.user = user
+        self.groups_joined = [*groups_for(self.scene_id, self.viewer)]
+        self.groups_joined.append(user_sockets_group(user.pk))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.cursor: int | None = None  # newest seq this socket has (None until "hello")
+        self.pending: list[dict[str, Any]] = []  # live events that came before "hello"
+        self.tokens = RATE_BURST
+        self.tokens_at = time.monotonic()
+        self.catching_up = asyncio.Lock()
+        await self.accept()
+        await database_sync_to_async(actions.presence_join)(
+            scene_id=self.scene_id, user=user, channel_name=self.channel_name
+        )
+        self.heartbeat = asyncio.ensure_future(self._heartbeat())
+
+    async def disconnect(self, code: int) -> None:
+        if not hasattr(self, "groups_joined"):
+            return
+        self.heartbeat.cancel()
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        await database_sync_to_async(actions.presence_leave)(
+            scene_id=self.scene_id, channel_name=self.channel_name
+        )
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if text_data is None or len(text_data.encode("utf-8")) > MAX_FRAME_BYTES:
+            await self.send_error(
+                f"Message refused: frames must be text under {MAX_FRAME_BYTES} B."
+            )
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.send_error("Message refused: it is not valid JSON.")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if not self._take_token():
+            await self.send_error("Slow down: too many commands at once. Try again in a moment.")
+            return
+        try:
+            if not isinstance(content, dict):
+                raise ClientError("Message refused: expected a JSON object.")
+            command = content.get("command")
+            if command == "hello":
+                await self.hello(content)
+            elif isinstance(command, str) and command in actions.COMMANDS:
+                await database_sync_to_async(actions.run_command)(
+                    command=command, scene_id=self.scene_id, user=self.user, data=content
+                )
+            else:
+                raise ClientError(f"Unknown command {str(command)[:40]!r}.")
+        except ClientError as exc:
+            await self.send_error(str(exc))
+        except PermissionDenied as exc:
+            await self.send_error(str(exc) or "You may not do that here.")
+        except ValidationError as exc:
+            await self.send_error(" ".join(exc.messages))
+        except RulesError as exc:
+            await self.send_error(str(exc))
+
+    # --- command helpers ----------------------------------------------------------------------
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(RATE_BURST, self.tokens + (now - self.tokens_at) * RATE_PER_SECOND)
+        self.tokens_at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def hello(self, content: dict[str, Any]) -> None:
+        last_seq = content.get("last_seq", 0)
+        if isinstance(last_seq, bool) or not isinstance(last_seq, int) or last_seq < 0:
+            raise ClientError("hello needs last_seq, the newest seq you have (a whole number).")
+        async with self.catching_up:
+            newest = await database_sync_to_async(selectors.scene_last_seq)(scene_id=self.scene_id)
+            if newest - last_seq > REPLAY_LIMIT:
+                await self.send_json({"type": "reload", "reason": "too far behind"})
+                await self.close()
+                return
+            self.cursor = min(last_seq, newest)
+            await self._catch_up(newest)
+            pending, self.pending = self.pending, []
+        for message in pending:
+            await self.scene_event(message)
+
+    async def _catch_up(self, upto: int) -> None:
+        """Send what this viewer may see in (cursor, upto] from the database."""
+        frames = await database_sync_to_async(selectors.replay_frames)(
+            scene_id=self.scene_id, viewer=self.viewer, after_seq=self.cursor, upto_seq=upto
+        )
+        for frame in frames:
+            await self.send(text_data=frame)
+        self.cursor = max(self.cursor, upto)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                await self.check_for_gap()
+                await database_sync_to_async(actions.presence_touch)(channel_name=self.channel_name)
+            except Exception:  # a heartbeat must never kill the socket
+                log.exception("scene heartbeat failed")
+
+    async def check_for_gap(self) -> None:
+        """Catch up if the database is ahead of what this socket has (a dropped last message)."""
+        if self.cursor is None:
+            return
+        newest = await database_sync_to_async(selectors.scene_last_seq)(scene_id=self.scene_id)
+        if newest > self.cursor:
+            async with self.catching_up:
+                await self._catch_up(newest)
+
+    async def send_error(self, message: str) -> None:
+        await self.send(text_data=error_frame(message))
+
+    # --- channel-layer handlers ---------------------------------------------------------------
+
+    async def scene_event(self, message: dict[str, Any]) -> None:
+        if self.user.pk in message.get("exclude", ()):
+            return  # this viewer gets its own rendering of the event through its user group
+        if self.cursor is None:
+            self.pending.append(message)
+            return
+        seq = message["seq"]
+        async with self.catching_up:
+            if seq <= self.cursor:
+                return  # already delivered by a replay
+            if seq > self.cursor + 1:
+                await self._catch_up(seq - 1)  # a message was lost on the layer
+            if message["html"]:
+                await self.send(text_data=message["html"])
+            self.cursor = seq
+
+    async def scene_presence(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=message["html"])
+
+    async def session_end(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "ended", "reason": message.get("reason", "")})
+        await self.close(code=4401)
+
+
+__all__ = ["SceneConsumer", "presence_frame", "user_sockets_group"]

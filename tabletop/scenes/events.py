@@ -1,0 +1,198 @@
+"""Recording scene events and broadcasting them after commit.
+
+``record_event`` is called by actions inside their transaction: it takes the next gapless seq under
+a row lock, stores the event and schedules ``broadcast_event`` with ``transaction.on_commit`` (a
+rolled-back action broadcasts nothing). The broadcast renders each viewer class's frame ONCE
+(GM, the actor, every other player) and sends it to that class's group; consumers only forward.
+"""
+
+from __future__ import annotations
+
+from functools import cache, partial
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models import F
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template, render_to_string
+from django.utils import timezone
+
+from tabletop.scenes.audiences import (
+    FULL,
+    Viewer,
+    Visibility,
+    gm_group,
+    players_group,
+    user_group,
+    visibility,
+)
+from tabletop.scenes.commitments import canonical_json, commit
+from tabletop.scenes.models import Audience, Scene, SceneEvent
+
+#: A reconnecting client further behind than this reloads the page instead of replaying.
+REPLAY_LIMIT = 500
+
+
+def record_event(
+    *,
+    scene: Scene,
+    kind: str,
+    actor: Any = None,
+    character: Any = None,
+    audience: str = Audience.EVERYONE,
+    public: dict[str, Any] | None = None,
+    secret: dict[str, Any] | None = None,
+    parent: SceneEvent | None = None,
+) -> SceneEvent:
+    """Store an event with the scene's next seq and broadcast it once the transaction commits.
+
+    Any non-public audience with secret data gets a commitment to that data.
+    """
+    assert transaction.get_connection().in_atomic_block, "record_event needs a transaction"
+    # The UPDATE takes the scene row's lock until commit, so concurrent events get 1, 2, 3, ...
+    Scene.objects.filter(pk=scene.pk).update(last_seq=F("last_seq") + 1)
+    seq = Scene.objects.values_list("last_seq", flat=True).get(pk=scene.pk)
+    scene.last_seq = seq
+    commitment, nonce = "", ""
+    if secret and audience != Audience.EVERYONE:
+        commitment, nonce = commit(secret)
+    event = SceneEvent.objects.create(
+        scene=scene,
+        seq=seq,
+        kind=kind,
+        actor=actor,
+        character=character,
+        audience=audience,
+        public=public or {},
+        secret=secret or {},
+        commitment=commitment,
+        nonce=nonce,
+        parent=parent,
+    )
+    transaction.on_commit(partial(broadcast_event, event.pk))
+    return event
+
+
+def reveal_event(event: SceneEvent) -> None:
+    """Make a secret event visible to everyone (its nonce is then published)."""
+    event.revealed_at = timezone.now()
+    event.save(update_fields=["revealed_at"])
+
+
+# --- rendering ----------------------------------------------------------------------------------
+
+
+def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[str, Any]:
+    """What a card template may use. Secret data and the nonce only ever enter for FULL."""
+    data = dict(event.public)
+    ctx: dict[str, Any] = {
+        "event": event,
+        "vis": vis,
+        "viewer_is_gm": viewer.is_gm,
+        "is_actor": viewer.user_id is not None and viewer.user_id == event.actor_id,
+        "commitment": event.commitment,
+        "sealed": bool(event.commitment) and event.revealed_at is None,
+    }
+    if vis == FULL:
+        data.update(event.secret)
+        if event.commitment and event.revealed_at is not None:
+            ctx["secret_text"] = canonical_json(event.secret)
+            ctx["nonce"] = event.nonce
+    ctx["data"] = data
+    return ctx
+
+
+def render_card(event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool) -> str:
+    if vis is None:
+        return ""
+    ctx = event_context(event, vis, viewer)
+    ctx["live"] = live
+    ctx["card_template"] = f"scenes/events/{event.kind}.html"
+    return render_to_string("scenes/_event.html", ctx)
+
+
+def render_frame(event: SceneEvent, viewer: Viewer, *, live: bool) -> str:
+    """The HTML frame one viewer class receives for an event ('' when it may see nothing).
+
+    The new card is appended to the log; a parent card it changed (a spend, a reveal) is
+    re-rendered in place; kinds may add their own out-of-band swaps (dashboards, panels).
+    """
+    vis = visibility(event, viewer)
+    if vis is None:
+        return ""
+    parts = [
+        '<div id="scene-log" hx-swap-oob="beforeend">',
+        render_card(event, vis, viewer, live=live),
+        "</div>",
+    ]
+    if event.parent is not None:
+        parent_vis = visibility(event.parent, viewer)
+        if parent_vis is not None:
+            card = render_card(event.parent, parent_vis, viewer, live=False)
+            parts.append(card.replace("<article ", '<article hx-swap-oob="outerHTML" ', 1))
+    oob = oob_template(event.kind)
+    if oob is not None:
+        parts.append(oob.render({"event": event, "viewer_is_gm": viewer.is_gm, "vis": vis}))
+    return "".join(parts)
+
+
+@cache
+def _oob_template_name(kind: str) -> str | None:
+    name = f"scenes/oob/{kind}.html"
+    try:
+        get_template(name)
+    except TemplateDoesNotExist:
+        return None
+    return name
+
+
+def oob_template(kind: str):  # noqa: ANN201 - a Django template
+    """A kind's extra out-of-band swaps (dashboard numbers, panels), if it has any."""
+    name = _oob_template_name(kind)
+    return get_template(name) if name else None
+
+
+# --- broadcasting ---------------------------------------------------------------------------
+
+
+def broadcast_event(event_id: int) -> None:
+    """Send one event to every socket of its scene, rendered once per viewer class."""
+    event = SceneEvent.objects.select_related("scene__campaign", "parent").get(pk=event_id)
+    scene_id = event.scene_id
+    gm_id = event.scene.campaign.gm_id
+    layer = get_channel_layer()
+    send = async_to_sync(layer.group_send)
+
+    def message(html: str, exclude: tuple[int, ...] = ()) -> dict[str, Any]:
+        # Every socket learns the seq, even when it may see nothing, so it can spot a gap.
+        return {"type": "scene.event", "seq": event.seq, "html": html, "exclude": list(exclude)}
+
+    send(gm_group(scene_id), message(render_frame(event, Viewer(gm_id, True), live=True)))
+    other = render_frame(event, Viewer(None, False), live=True)
+    actor_id = event.actor_id
+    if actor_id is not None and actor_id != gm_id:
+        mine = render_frame(event, Viewer(actor_id, False), live=True)
+        if mine != other:
+            send(user_group(scene_id, actor_id), message(mine))
+            send(players_group(scene_id), message(other, exclude=(actor_id,)))
+            return
+    send(players_group(scene_id), message(other))
+
+
+def visible_events(
+    *, scene: Scene, viewer: Viewer, after_seq: int = 0
+) -> list[tuple[SceneEvent, Visibility]]:
+    """The events a viewer may see after ``after_seq``, in order (page load and replay)."""
+    events = (
+        SceneEvent.objects.filter(scene=scene, seq__gt=after_seq)
+        .select_related("actor", "character", "parent")
+        .order_by("seq")
+    )
+    out = []
+    for event in events:
+        vis = visibility(event, viewer)
+        if vis is not None:
+            out.append((event, vis))
+    return out

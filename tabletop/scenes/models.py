@@ -1,0 +1,97 @@
+"""Live scenes and their event log.
+
+Every roll, spend and reveal is a ``SceneEvent`` with a gapless per-scene ``seq`` assigned in the
+writing transaction. ``public`` is what every viewer allowed to know the event happened may see;
+``secret`` is what only its full audience may see (see tabletop/scenes/audiences.py, the one place
+that decides visibility). A secret is committed to at creation (``commitment``) with a nonce kept
+server-side until it is revealed.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from tabletop.campaigns.models import Campaign
+
+
+class Scene(models.Model):
+    class Status(models.TextChoices):
+        PREPARED = "prepared", "Prepared"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="scenes")
+    name = models.CharField(max_length=100)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PREPARED)
+    # The newest seq handed out; incremented under a row lock so seqs are gapless.
+    last_seq = models.PositiveIntegerField(default=0)
+    # Live procedures (turn tracker, expedition, op challenge, ...) keyed by kind.
+    state = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+
+class Audience(models.TextChoices):
+    """Who sees an event. The roll modes of the roll panel map onto these."""
+
+    EVERYONE = "everyone", "Public"
+    GM_ONLY = "gm_only", "GM only (secret)"
+    PRIVATE = "private", "Private to GM"  # GM and the actor see it; others see that it happened
+    BLIND = "blind", "Blind to GM"  # only the GM sees it; the actor sees only that it happened
+    SELF = "self", "Self"  # only the actor
+
+
+class SceneEvent(models.Model):
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=40)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    character = models.ForeignKey(
+        "characters.Character", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    audience = models.CharField(max_length=10, choices=Audience.choices, default=Audience.EVERYONE)
+    public = models.JSONField(default=dict, blank=True)
+    secret = models.JSONField(default=dict, blank=True)
+    # sha256(canonical_json(secret) + ":" + nonce); nonce stays server-side until revealed.
+    commitment = models.CharField(max_length=64, blank=True)
+    nonce = models.CharField(max_length=64, blank=True)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    # A later event that changed this one's card (a benny spend on a roll) points at it.
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["scene", "seq"]
+        constraints = [models.UniqueConstraint(fields=["scene", "seq"], name="gapless_scene_seq")]
+        indexes = [models.Index(fields=["scene", "seq"])]
+
+    def __str__(self) -> str:
+        return f"{self.scene_id}#{self.seq} {self.kind}"
+
+
+class Presence(models.Model):
+    """One open socket on a scene; rows older than a few heartbeats are stale (a dead process)."""
+
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="presences")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    channel_name = models.CharField(max_length=200, unique=True)
+    last_seen = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.scene}"

@@ -1,0 +1,58 @@
+"""Reads for live scenes: who may open a scene socket, and what a viewer may see."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from tabletop.campaigns.models import Membership
+from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.events import render_frame, visible_events
+from tabletop.scenes.models import Presence, Scene
+
+PRESENCE_STALE_AFTER = timedelta(seconds=50)
+
+
+def scene_access(*, scene_id: int, user: Any) -> Viewer | None:
+    """The viewer a user is on a scene, or None when they may not open it."""
+    if user is None or not user.is_authenticated:
+        return None
+    scene = Scene.objects.select_related("campaign").filter(pk=scene_id).first()
+    if scene is None:
+        return None
+    if not Membership.objects.filter(campaign_id=scene.campaign_id, user=user).exists():
+        return None
+    return Viewer(user_id=user.pk, is_gm=scene.campaign.gm_id == user.pk)
+
+
+def scene_last_seq(*, scene_id: int) -> int:
+    return Scene.objects.values_list("last_seq", flat=True).get(pk=scene_id)
+
+
+def replay_frames(
+    *, scene_id: int, viewer: Viewer, after_seq: int, upto_seq: int | None = None
+) -> list[str]:
+    """Frames for what the viewer missed after ``after_seq`` (rendered as not live)."""
+    scene = Scene.objects.get(pk=scene_id)
+    frames = []
+    for event, _vis in visible_events(scene=scene, viewer=viewer, after_seq=after_seq):
+        if upto_seq is not None and event.seq > upto_seq:
+            break
+        frames.append(render_frame(event, viewer, live=False))
+    return frames
+
+
+def online_users(*, scene_id: int) -> list[Any]:
+    """Members with a live socket on the scene, in name order."""
+    fresh = timezone.now() - PRESENCE_STALE_AFTER
+    presences = (
+        Presence.objects.filter(scene_id=scene_id, last_seen__gte=fresh)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    seen: dict[int, Any] = {}
+    for presence in presences:
+        seen.setdefault(presence.user_id, presence.user)
+    return list(seen.values())

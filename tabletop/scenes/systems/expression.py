@@ -1,0 +1,27 @@
+"""The free-form dice box: ``3d6+2``, ``4d10k2``, ``2d6!`` in every system."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules import expression
+from tabletop.scenes.systems import RollKind, RollOutcome, field_str, odds_rows, register
+
+
+def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> RollOutcome:
+    text = field_str(data, "expression", label="Dice expression", max_length=200)
+    result = expression.roll(text, rng=rng)
+    return RollOutcome(
+        title=str(result.expression) if hasattr(result, "expression") else text,
+        summary=str(result.total),
+        detail=result.to_dict(),
+    )
+
+
+def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
+    text = field_str(data, "expression", label="Dice expression", max_length=200)
+    dist = expression.distribution(text)
+    return {"rows": odds_rows(dict(sorted(dist.items())))}
+
+
+register(RollKind(name="expression", label="Dice", systems=("*",), roll=roll, odds=odds))

@@ -1,0 +1,128 @@
+"""Scene pages: thin views that read through selectors and write through actions."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from rules.core import RulesError
+from tabletop.campaigns.models import Campaign, Membership
+from tabletop.characters.models import Character
+from tabletop.scenes import actions
+from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.events import render_card, visible_events
+from tabletop.scenes.models import Scene
+from tabletop.scenes.selectors import online_users
+from tabletop.scenes.systems import ROLL_KINDS, kinds_for
+
+
+def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:
+    """Members only: a non-member gets 404 so a campaign's existence isn't revealed."""
+    if not Membership.objects.filter(campaign=campaign, user=request.user).exists():
+        raise Http404("No such scene.")
+    return Viewer(user_id=request.user.pk, is_gm=campaign.gm_id == request.user.pk)
+
+
+@login_required
+def scene_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=campaign_pk)
+    viewer = _viewer_for(campaign, request)
+    if request.method == "POST":
+        try:
+            scene = actions.scene_create(
+                campaign=campaign, actor=request.user, name=request.POST.get("name", "")
+            )
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            return redirect("scenes:detail", pk=scene.pk)
+    scenes = campaign.scenes.all()
+    return render(
+        request, "scenes/list.html", {"campaign": campaign, "scenes": scenes, "viewer": viewer}
+    )
+
+
+@login_required
+def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
+    viewer = _viewer_for(scene.campaign, request)
+    events = visible_events(scene=scene, viewer=viewer)
+    cards = [render_card(event, vis, viewer, live=False) for event, vis in events]
+    if viewer.is_gm:
+        characters = Character.objects.filter(campaign=scene.campaign)
+    else:
+        characters = Character.objects.filter(campaign=scene.campaign, owner=request.user)
+    return render(
+        request,
+        "scenes/scene.html",
+        {
+            "scene": scene,
+            "campaign": scene.campaign,
+            "viewer": viewer,
+            "cards": cards,
+            "last_seq": events[-1][0].seq if events else 0,
+            "online": online_users(scene_id=scene.pk),
+            "roll_kinds": kinds_for(scene.campaign.system),
+            "characters": characters,
+            "roll_modes": [
+                (mode, label)
+                for mode, label in (
+                    ("public", "Public"),
+                    ("gm", "Private to GM"),
+                    ("blind", "Blind to GM"),
+                    ("self", "Self"),
+                    ("secret", "Secret (GM)"),
+                )
+                if mode != "secret" or viewer.is_gm
+            ],
+        },
+    )
+
+
+@login_required
+@require_POST
+def scene_status(request: HttpRequest, pk: int, change: str) -> HttpResponse:
+    scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
+    _viewer_for(scene.campaign, request)
+    try:
+        if change == "open":
+            actions.scene_open(scene=scene, actor=request.user)
+        else:
+            actions.scene_close(scene=scene, actor=request.user)
+    except PermissionDenied:
+        raise
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("scenes:detail", pk=scene.pk)
+
+
+@login_required
+@require_GET
+def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
+    """The exact odds of the roll the panel describes (an htmx partial, updated on input)."""
+    scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
+    _viewer_for(scene.campaign, request)
+    kind = ROLL_KINDS.get(request.GET.get("roll_kind", ""))
+    context: dict = {"odds": None, "error": ""}
+    if kind is not None and kind.odds is not None:
+        character = None
+        character_id = request.GET.get("character")
+        if character_id and character_id.isdigit():
+            character = Character.objects.filter(
+                pk=int(character_id), campaign=scene.campaign
+            ).first()
+        try:
+            context["odds"] = kind.odds(
+                data=request.GET.dict(),
+                character=character,
+                ruleset=scene.campaign.effective_ruleset(),
+            )
+        except (ValidationError, RulesError) as exc:
+            context["error"] = (
+                " ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+            )
+    return render(request, "scenes/_odds.html", context)
