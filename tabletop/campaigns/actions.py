@@ -114,9 +114,7 @@ def ruleset_update(
     except rules.RulesError as error:
         raise ValidationError(str(error), code="ruleset") from error
     changed = [
-        key
-        for key in module.DEFAULT_RULESET
-        if key in merged and merged[key] != defaults.get(key)
+        key for key in module.DEFAULT_RULESET if key in merged and merged[key] != defaults.get(key)
     ]
     stored = {key: merged[key] for key in changed}
     try:

@@ -16,6 +16,15 @@ def campaigns_for(*, user: AbstractBaseUser) -> QuerySet[Campaign]:
     return Campaign.objects.filter(memberships__user=user).select_related("gm").distinct()
 
 
+def memberships_for(*, user: AbstractBaseUser) -> QuerySet[Membership]:
+    """The user's seats at every table, newest campaign first (the campaign list page)."""
+    return (
+        Membership.objects.filter(user=user)
+        .select_related("campaign", "campaign__gm")
+        .order_by("-campaign__created_at")
+    )
+
+
 def membership_of(
     *, campaign: Campaign, user: AbstractBaseUser | AnonymousUser
 ) -> Membership | None:

@@ -104,5 +104,9 @@ def percent(p: Fraction) -> str:
 
 
 def load_all() -> None:
-    """Import every system's roll kinds (called once when the app is ready)."""
-    from tabletop.scenes.systems import expression  # noqa: F401
+    """Import every module of this package so each registers its roll kinds (once, at startup)."""
+    import importlib
+    import pkgutil
+
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
