@@ -1,0 +1,158 @@
+"""The only places characters change: create, update the sheet, delete, and the GM's adjust.
+
+Each action authorises the actor, checks the sheet against the campaign's sheet spec
+(``sheets.clean_sheet``) and writes inside ``transaction.atomic()``. The sheet actions never touch
+currencies or harm; ``character_adjust`` is the GM's only way to change them by hand, under a row
+lock so two quick clicks can't overdraw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from tabletop.campaigns.models import Campaign
+from tabletop.characters.models import Character
+from tabletop.characters.selectors import can_adjust, can_edit, is_member
+from tabletop.characters.sheets import (
+    CURRENCY_LABELS,
+    CURRENCY_MAX,
+    blank_sheet,
+    clean_sheet,
+    spec_for,
+)
+
+NAME_MAX = Character._meta.get_field("name").max_length
+
+
+def _clean_name(name: Any) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise ValidationError({"name": "Give the character a name."})
+    name = name.strip()
+    if len(name) > NAME_MAX:
+        raise ValidationError({"name": f"A name may be at most {NAME_MAX} characters."})
+    return name
+
+
+def _clean_kind(kind: Any) -> str:
+    if kind not in Character.Kind.values:
+        raise ValidationError({"kind": f"Unknown kind {kind!r}."})
+    return kind
+
+
+def character_create(
+    *,
+    campaign: Campaign,
+    actor: AbstractBaseUser,
+    name: str,
+    kind: str = Character.Kind.PC,
+    sheet: dict[str, Any] | None = None,
+) -> Character:
+    """A new character owned by ``actor``: players make their own PCs, the GM anything."""
+    kind = _clean_kind(kind)
+    if not is_member(campaign=campaign, user=actor):
+        raise PermissionDenied("Only members of the campaign can create characters in it.")
+    if kind != Character.Kind.PC and campaign.gm_id != actor.pk:
+        raise PermissionDenied("Only the GM creates NPCs and foes.")
+    name = _clean_name(name)
+    spec = spec_for(campaign)
+    values = {**blank_sheet(spec), **clean_sheet(spec, sheet or {})}
+    with transaction.atomic():
+        return Character.objects.create(
+            campaign=campaign, owner=actor, kind=kind, name=name, **values
+        )
+
+
+def character_update(
+    *,
+    character: Character,
+    actor: AbstractBaseUser,
+    sheet: dict[str, Any],
+    name: str | None = None,
+    kind: str | None = None,
+) -> Character:
+    """Rewrite the sheet fields given (owner or GM); currencies are refused, not ignored."""
+    campaign = character.campaign
+    if not can_edit(character=character, user=actor):
+        raise PermissionDenied("Only the character's owner or the GM can edit this sheet.")
+    fields: dict[str, Any] = clean_sheet(spec_for(campaign), sheet)
+    if name is not None:
+        fields["name"] = _clean_name(name)
+    if kind is not None and kind != character.kind:
+        if campaign.gm_id != actor.pk:
+            raise PermissionDenied("Only the GM changes what kind of character this is.")
+        fields["kind"] = _clean_kind(kind)
+    with transaction.atomic():
+        for field, value in fields.items():
+            setattr(character, field, value)
+        # Only the sheet's own columns: a concurrent spend of bennies must not be overwritten.
+        character.save(update_fields=[*fields, "updated_at"])
+    return character
+
+
+def character_delete(*, character: Character, actor: AbstractBaseUser) -> None:
+    """Delete a character (owner or GM)."""
+    if not can_edit(character=character, user=actor):
+        raise PermissionDenied("Only the character's owner or the GM can delete this character.")
+    with transaction.atomic():
+        character.delete()
+
+
+def character_adjust(
+    *,
+    character: Character,
+    actor: AbstractBaseUser,
+    relative: bool = False,
+    **changes: int,
+) -> Character:
+    """The GM sets (or, with ``relative``, adds to) currencies and harm of one character.
+
+    ``character_adjust(character=c, actor=gm, bennies=2)`` sets bennies to 2;
+    ``character_adjust(character=c, actor=gm, relative=True, plot_points=-1)`` takes one away.
+    Refuses a value below zero, above the sane cap, or plot points above their total, with
+    the field named; nothing changes then.
+    """
+    if not can_adjust(character=character, user=actor):
+        raise PermissionDenied("Only the GM adjusts bennies, plot points and hits.")
+    if not changes:
+        raise ValidationError("Enter at least one value to change.")
+    with transaction.atomic():
+        locked = (
+            Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+        )
+        allowed = spec_for(locked.campaign).currencies
+        errors: dict[str, str] = {}
+        new: dict[str, int] = {}
+        for field, amount in changes.items():
+            if field not in allowed:
+                errors[field] = f"This system's characters have no {field.replace('_', ' ')}."
+                continue
+            if isinstance(amount, bool) or not isinstance(amount, int):
+                errors[field] = f"{CURRENCY_LABELS[field]} must be a whole number."
+                continue
+            value = getattr(locked, field) + amount if relative else amount
+            label = CURRENCY_LABELS[field]
+            if value < 0:
+                errors[field] = f"{label} can't go below zero (that would make {value})."
+            elif value > CURRENCY_MAX:
+                errors[field] = f"{label} can't go above {CURRENCY_MAX}."
+            else:
+                new[field] = value
+        if "plot_points" in allowed and not errors:
+            available = new.get("plot_points", locked.plot_points)
+            total = new.get("plot_points_total", locked.plot_points_total)
+            if available > total:
+                errors["plot_points"] = (
+                    f"Plot points available ({available}) can't be above the total ({total})."
+                )
+        if errors:
+            raise ValidationError(errors)
+        for field, value in new.items():
+            setattr(locked, field, value)
+        locked.save(update_fields=[*new, "updated_at"])
+    for field, value in new.items():
+        setattr(character, field, value)
+    return character

@@ -1,0 +1,13 @@
+from django.contrib import admin
+
+from tabletop.characters.models import Character
+
+
+@admin.register(Character)
+class CharacterAdmin(admin.ModelAdmin):
+    list_display = ("name", "campaign", "owner", "kind", "updated_at")
+    list_filter = ("campaign__system", "kind")
+    search_fields = ("name", "campaign__name", "owner__username")
+    list_select_related = ("campaign", "owner")
+    raw_id_fields = ("campaign", "owner")
+    readonly_fields = ("created_at", "updated_at")

@@ -1,0 +1,93 @@
+"""The seed_demo command: five demo campaigns, three users, full sheets, idempotent."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from tabletop.campaigns.models import Campaign, Membership
+from tabletop.characters.models import Character
+
+pytestmark = pytest.mark.django_db
+
+
+def seed() -> str:
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_creates_the_demo_table(django_user_model):
+    output = seed()
+
+    assert set(django_user_model.objects.values_list("username", flat=True)) == {
+        "gm",
+        "alice",
+        "bob",
+    }
+    assert Campaign.objects.count() == 5
+    assert set(Campaign.objects.values_list("system", flat=True)) == {
+        "annulus",
+        "roll_and_keep",
+        "conductor",
+        "two_dice",
+        "percentile",
+    }
+    assert "Demo: Annulus" in Campaign.objects.values_list("name", flat=True)
+    for campaign in Campaign.objects.all():
+        roles = dict(campaign.memberships.values_list("user__username", "role"))
+        assert roles == {"gm": "gm", "alice": "player", "bob": "player"}
+        pcs = campaign.characters.filter(kind="pc")
+        assert set(pcs.values_list("owner__username", flat=True)) == {"alice", "bob"}
+        assert campaign.characters.exclude(kind="pc").filter(owner__username="gm").exists()
+    assert authenticate(username="alice", password="tabletop-demo") is not None
+    assert "http://127.0.0.1:8000/" in output and "tabletop-demo" in output
+
+
+def test_seed_demo_sheets_follow_the_seeds():
+    seed()
+    sable = Character.objects.get(name="Sable")
+    assert sable.mana["Black"] == 3 and sable.mana["Blue"] == 2
+    assert {"name": "Deceit", "attribute": "Cunning"} in sable.specialities
+    assert {"name": "Artifice", "attribute": "Intelligence"} in sable.specialities
+
+    kestrel = Character.objects.get(name="Kestrel")
+    assert {"name": "Weapon", "value": 2, "specialisation": "Sword"} in kestrel.skills
+    assert kestrel.bennies > 0
+    assert Character.objects.filter(campaign__system="conductor", kind="foe").count() == 2
+
+    tomalfson = Character.objects.get(name="Tomalfson")
+    assert (tomalfson.quickness, tomalfson.mv, tomalfson.total_penalty) == (-9, 26, -65)
+    assert (tomalfson.plot_points, tomalfson.plot_points_total) == (3, 3)
+
+    tamsin = Character.objects.get(name="Tamsin Reed")
+    assert set(tamsin.resources) == {"Health", "Stamina", "Focus", "Resolve"}
+    assert Character.objects.get(name="Mira Vell").training_perks["Knowledge"] == 2
+
+
+def test_seed_demo_is_idempotent(django_user_model):
+    seed()
+    counts = (
+        django_user_model.objects.count(),
+        Campaign.objects.count(),
+        Membership.objects.count(),
+        Character.objects.count(),
+    )
+    alice = django_user_model.objects.get(username="alice")
+    alice.set_password("changed-by-alice")
+    alice.save()
+
+    seed()
+
+    assert counts == (
+        django_user_model.objects.count(),
+        Campaign.objects.count(),
+        Membership.objects.count(),
+        Character.objects.count(),
+    )
+    assert counts == (3, 5, 15, counts[3]) and counts[3] >= 15
+    # The demo password is set again, so the printed logins always work.
+    assert authenticate(username="alice", password="tabletop-demo") is not None
