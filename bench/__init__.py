@@ -1,0 +1,1 @@
+"""Benchmarks (not part of the unit-test suite): `make bench`."""
