@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import importlib
 import os
-import platform
 import pkgutil
+import platform
 import statistics
 import sys
 import time

@@ -52,7 +52,9 @@ def test_named_functions_exist_with_their_keywords(path, keyword_only):
 
 
 def test_api_answers_are_exact_fractions():
-    assert isinstance(rules.SYSTEMS["conductor"].standard_probability(skill=2, difficulty=7), Fraction)
+    assert isinstance(
+        rules.SYSTEMS["conductor"].standard_probability(skill=2, difficulty=7), Fraction
+    )
     dist = rules.SYSTEMS["two_dice"].check_distribution(attribute=8, difficulty="Normal")
     assert set(dist) == {"critical_failure", "failure", "success", "critical_success"}
     assert sum(dist.values()) == 1
