@@ -1,0 +1,27 @@
+"""Forms of the campaigns app: they parse input; the actions decide and write."""
+
+from __future__ import annotations
+
+from django import forms
+
+from tabletop.campaigns.models import Campaign, System
+
+
+class CampaignCreateForm(forms.Form):
+    name = forms.CharField(
+        label="Campaign name",
+        max_length=Campaign._meta.get_field("name").max_length,
+        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off"}),
+    )
+    system = forms.ChoiceField(
+        label="Rule system",
+        choices=System.choices,
+        widget=forms.RadioSelect,
+        error_messages={"invalid_choice": "Choose one of the five systems listed."},
+    )
+    description = forms.CharField(
+        label="Description (optional)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="What the players should know before the first session.",
+    )

@@ -1,0 +1,219 @@
+"""Campaign pages: thin views that parse a request, call one action and render or redirect.
+
+Who may see what: a non-member gets 404 for every campaign page (the campaign's existence
+stays private), a player gets 403 on the GM's pages, and anonymous users are sent to log in.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from tabletop.campaigns import actions, selectors
+from tabletop.campaigns.forms import CampaignCreateForm
+from tabletop.campaigns.models import Campaign, Membership
+from tabletop.campaigns.ruleset_forms import RulesetForm
+
+
+def _member_or_404(request: HttpRequest, pk: int) -> tuple[Campaign, Membership]:
+    found = selectors.campaign_membership(pk=pk, user=request.user)
+    if found is None:
+        raise Http404("No such campaign.")
+    return found
+
+
+def _gm_or_403(request: HttpRequest, pk: int) -> Campaign:
+    campaign, membership = _member_or_404(request, pk)
+    if not selectors.is_gm(campaign=campaign, user=request.user):
+        raise PermissionDenied("Only the campaign's GM may do that.")
+    return campaign
+
+
+def _url_or_none(name: str, **kwargs: object) -> str | None:
+    # The characters app is built separately; link to its pages only once they exist.
+    try:
+        return reverse(name, kwargs=kwargs)
+    except NoReverseMatch:
+        return None
+
+
+def _messages_of(error: ValidationError) -> str:
+    return " ".join(error.messages)
+
+
+# --- the user's campaigns --------------------------------------------------------------------
+
+
+@login_required
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    memberships = selectors.memberships_for(user=request.user)
+    return render(request, "campaigns/list.html", {"memberships": memberships})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_create(request: HttpRequest) -> HttpResponse:
+    form = CampaignCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            campaign = actions.campaign_create(gm=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"{campaign.name} is ready. Invite your players below.")
+            return redirect("campaigns:detail", pk=campaign.pk)
+    return render(request, "campaigns/create.html", {"form": form})
+
+
+# --- one campaign --------------------------------------------------------------------------------
+
+
+def _detail_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> dict:
+    viewer_is_gm = selectors.is_gm(campaign=campaign, user=request.user)
+    invite = selectors.active_invite(campaign=campaign) if viewer_is_gm else None
+    characters = [
+        (character, _url_or_none("characters:detail", pk=character.pk))
+        for character in selectors.characters_in(campaign=campaign, viewer_is_gm=viewer_is_gm)
+    ]
+    return {
+        "campaign": campaign,
+        "membership": membership,
+        "viewer_is_gm": viewer_is_gm,
+        "members": selectors.members_of(campaign=campaign),
+        "characters": characters,
+        "character_create_url": _url_or_none("characters:create", campaign_pk=campaign.pk),
+        "invite": invite,
+        "invite_url": (
+            request.build_absolute_uri(reverse("campaigns:join", kwargs={"token": invite.token}))
+            if invite
+            else None
+        ),
+        "ruleset_customised": bool(campaign.ruleset),
+    }
+
+
+@login_required
+def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign, membership = _member_or_404(request, pk)
+    return render(request, "campaigns/detail.html", _detail_context(request, campaign, membership))
+
+
+def _after_gm_change(
+    request: HttpRequest, campaign: Campaign, partial: str, notice: str, *, error: bool = False
+) -> HttpResponse:
+    """htmx swaps just the changed panel, with the notice in it; a plain post goes back to the
+    page, with the notice as a message."""
+    if request.htmx:
+        membership = selectors.membership_of(campaign=campaign, user=request.user)
+        context = _detail_context(request, campaign, membership)
+        context.update(notice=notice, notice_is_error=error, notice_for=partial)
+        return render(request, f"campaigns/detail.html#{partial}", context)
+    (messages.error if error else messages.success)(request, notice)
+    return redirect("campaigns:detail", pk=campaign.pk)
+
+
+@login_required
+@require_POST
+def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = _gm_or_403(request, pk)
+    actions.invite_create(campaign=campaign, actor=request.user)
+    notice = "New invite link made. Any earlier link no longer works."
+    return _after_gm_change(request, campaign, "invite-panel", notice)
+
+
+@login_required
+@require_POST
+def invite_revoke(request: HttpRequest, pk: int, invite_pk: int) -> HttpResponse:
+    campaign = _gm_or_403(request, pk)
+    invite = get_object_or_404(campaign.invites, pk=invite_pk)
+    actions.invite_revoke(invite=invite, actor=request.user)
+    notice = "Invite link revoked: it no longer lets anyone join."
+    return _after_gm_change(request, campaign, "invite-panel", notice)
+
+
+@login_required
+@require_POST
+def member_remove(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
+    campaign = _gm_or_403(request, pk)
+    user = get_object_or_404(get_user_model(), pk=user_pk)
+    try:
+        actions.member_remove(campaign=campaign, actor=request.user, user=user)
+    except ValidationError as error:
+        return _after_gm_change(request, campaign, "member-list", _messages_of(error), error=True)
+    notice = f"{user.get_username()} left the table; their characters are kept."
+    return _after_gm_change(request, campaign, "member-list", notice)
+
+
+# --- joining by invite ---------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    invite = selectors.invite_for_token(token=token)
+    if invite is None:
+        return render(
+            request, "campaigns/join_invalid.html", {"reason": actions.INVITE_INVALID}, status=404
+        )
+    campaign = invite.campaign
+    if selectors.membership_of(campaign=campaign, user=request.user) is not None:
+        messages.info(request, f"You are already at the table of {campaign.name}.")
+        return redirect("campaigns:detail", pk=campaign.pk)
+    if request.method == "POST":
+        try:
+            actions.campaign_join(user=request.user, token=token)
+        except ValidationError as error:
+            context = {"reason": _messages_of(error)}
+            return render(request, "campaigns/join_invalid.html", context, status=404)
+        messages.success(request, f"Welcome to {campaign.name}! You joined as a player.")
+        return redirect("campaigns:detail", pk=campaign.pk)
+    return render(request, "campaigns/join.html", {"invite": invite, "campaign": campaign})
+
+
+# --- the GM's settings: the campaign's ruleset ---------------------------------------------------
+
+
+def _ruleset_form(campaign: Campaign, data: object = None) -> tuple[RulesetForm, str | None]:
+    current, problem = selectors.ruleset_in_force(campaign=campaign)
+    form = RulesetForm(
+        data,
+        defaults=selectors.ruleset_defaults(campaign=campaign),
+        current=current,
+        changed=set(campaign.ruleset or {}),
+    )
+    return form, problem
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = _gm_or_403(request, pk)
+    form, problem = _ruleset_form(campaign, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            actions.ruleset_update(
+                campaign=campaign, actor=request.user, overrides=form.cleaned_ruleset
+            )
+        except ValidationError as error:
+            for message in error.messages:
+                form.add_ruleset_error(message)
+        else:
+            messages.success(request, "Ruleset saved. It applies from the next roll on.")
+            return redirect("campaigns:settings", pk=campaign.pk)
+    context = {"campaign": campaign, "form": form, "stored_problem": problem}
+    return render(request, "campaigns/settings.html", context)
+
+
+@login_required
+@require_POST
+def ruleset_reset(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = _gm_or_403(request, pk)
+    actions.ruleset_update(campaign=campaign, actor=request.user, overrides={})
+    messages.success(request, "Ruleset reset to the system's defaults.")
+    return redirect("campaigns:settings", pk=campaign.pk)
