@@ -41,7 +41,7 @@ def make_table(system: str = "conductor") -> Table:
     Membership.objects.create(campaign=campaign, user=alice)
     Membership.objects.create(campaign=campaign, user=bob)
     scene = actions.scene_create(campaign=campaign, actor=gm, name="The sunken vault")
-    actions.scene_open(scene=scene, actor=gm)
+    scene = actions.scene_open(scene=scene, actor=gm)
     return Table(gm, alice, bob, outsider, campaign, scene)
 
 
