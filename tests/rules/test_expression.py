@@ -387,6 +387,11 @@ def test_distribution_matches_brute_force(text):
         ("3d2!kh2", 2),
         ("2d2!kl2 + 1d3!>=2", 2),
         ("1d4!>=3 - 1d2", 3),
+        # more than one exploding face
+        ("2d4!>=3kl1", 2),
+        ("2d4!>=3dh1", 2),
+        ("3d3!>=2dl1", 2),
+        ("2d4!>=3", 2),
     ],
 )
 def test_exploding_distribution_matches_brute_force(text, depth):
@@ -588,7 +593,17 @@ def test_odds_sum_to_one_and_cover_every_roll(expr, seed):
     dist = ex.distribution(expr)
     assert sum(dist.values()) == 1
     shallow, tail = ex.distribution_with_tail(expr, depth=2)
-    assert sum(shallow.values()) + tail == 1
+    # Each term stays within the depth with the negative-binomial chance that its n dice
+    # explode at most twice (each die explodes with chance h/s).
+    within = Fraction(1)
+    for term in expr.terms:
+        op = term.operand
+        if isinstance(op, Dice) and op.explode_at:
+            p = Fraction(op.sides - op.explode_at + 1, op.sides)
+            n = op.count
+            within *= sum(math.comb(e + n - 1, n - 1) * p**e * (1 - p) ** n for e in range(3))
+    assert tail == 1 - within
+    assert sum(shallow.values()) == within
     assert all(p > 0 for p in dist.values())
     summary = ex.summary(expr)
     assert (summary.minimum, summary.maximum) == (min(dist), max(dist))
@@ -672,3 +687,10 @@ def test_caches_can_be_cleared_and_answers_stay_the_same():
     first = ex.distribution("4d6!kh3")
     ex.clear_caches()
     assert ex.distribution("4d6!kh3") == first
+
+
+def test_cached_answers_cannot_be_spoiled_by_a_caller():
+    ex.distribution("2d6").clear()
+    ex.distribution_with_tail("2d6")[0][7] = Fraction(1)
+    assert ex.distribution("2d6")[7] == Fraction(1, 6)
+    assert ex.distribution_with_tail("2d6")[0][7] == Fraction(1, 6)

@@ -3,12 +3,13 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
+PASSWORD = "a-long-table-secret"
 
 
 def test_signup_creates_user_and_logs_in(client):
     response = client.post(
         reverse("signup"),
-        {"username": "mira", "password1": "a-long-table-secret", "password2": "a-long-table-secret"},
+        {"username": "mira", "password1": PASSWORD, "password2": PASSWORD},
     )
     assert response.status_code == 302
     assert get_user_model().objects.filter(username="mira").exists()
@@ -25,7 +26,7 @@ def test_signup_applies_password_validators_and_creates_nothing(client):
 
 
 def test_signup_next_is_followed_only_on_this_host(client):
-    data = {"username": "mira", "password1": "a-long-table-secret", "password2": "a-long-table-secret"}
+    data = {"username": "mira", "password1": PASSWORD, "password2": PASSWORD}
     response = client.post(reverse("signup") + "?next=https://evil.example/", data)
     assert response["Location"] == reverse("home")
 
