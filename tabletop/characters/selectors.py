@@ -33,11 +33,6 @@ def characters_visible_to(*, user: User) -> QuerySet[Character]:
     )
 
 
-def characters_in(*, campaign: Campaign) -> QuerySet[Character]:
-    """The campaign's characters, PCs first (the model's ordering), with their owners."""
-    return Character.objects.filter(campaign=campaign).select_related("owner")
-
-
 def can_edit(*, character: Character, user: User) -> bool:
     """The GM edits any sheet in the campaign; a player only their own, while still a member."""
     if not user.is_authenticated:

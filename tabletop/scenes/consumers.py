@@ -23,7 +23,7 @@ from rules.core import RulesError
 from tabletop.scenes import actions, selectors
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.events import REPLAY_LIMIT
-from tabletop.scenes.frames import error_frame, presence_frame
+from tabletop.scenes.frames import error_frame
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +200,3 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
     async def session_end(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "ended", "reason": message.get("reason", "")})
         await self.close(code=4401)
-
-
-__all__ = ["SceneConsumer", "presence_frame", "user_sockets_group"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -93,8 +93,6 @@ def scene_status(request: HttpRequest, pk: int, change: str) -> HttpResponse:
             actions.scene_open(scene=scene, actor=request.user)
         else:
             actions.scene_close(scene=scene, actor=request.user)
-    except PermissionDenied:
-        raise
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     return redirect("scenes:detail", pk=scene.pk)

@@ -58,6 +58,15 @@ def field_int(data: Mapping[str, Any], name: str, *, label: str, low: int, high:
     return value
 
 
+def field_int_or_zero(
+    data: Mapping[str, Any], name: str, *, label: str, low: int, high: int
+) -> int:
+    """An optional integer field: blank or missing means 0."""
+    if data.get(name) in (None, ""):
+        return 0
+    return field_int(data, name, label=label, low=low, high=high)
+
+
 def field_str(data: Mapping[str, Any], name: str, *, label: str, max_length: int = 200) -> str:
     raw = data.get(name)
     if not isinstance(raw, str) or not raw.strip():

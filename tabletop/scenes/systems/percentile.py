@@ -20,6 +20,7 @@ from tabletop.scenes.systems import (
     RollKind,
     RollOutcome,
     field_int,
+    field_int_or_zero,
     odds_rows,
     percent,
     register,
@@ -42,12 +43,6 @@ class PercentileRollKind(RollKind):
     def condition_groups(self) -> list[dict[str, Any]]:
         """The seed table's groups of condition names (campaign rows come from the ruleset)."""
         return percentile.modifier_table()["groups"]
-
-
-def _optional_int(data: dict[str, Any], name: str, *, label: str, low: int, high: int) -> int:
-    if data.get(name) in (None, ""):
-        return 0
-    return field_int(data, name, label=label, low=low, high=high)
 
 
 def _skill(data: dict[str, Any], character: Any) -> tuple[str, int]:
@@ -96,7 +91,7 @@ def _parse(data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]
             conditions, column=column, total_penalty=total_penalty, ruleset=ruleset
         )
     )
-    other = _optional_int(
+    other = field_int_or_zero(
         data,
         "other_modifier",
         label=OTHER_MODIFIER,
@@ -105,7 +100,7 @@ def _parse(data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]
     )
     if other:
         modifiers.append(percentile.Modifier(label=OTHER_MODIFIER, value=other))
-    retry = _optional_int(
+    retry = field_int_or_zero(
         data, "retry_failures", label="Earlier failures on this attempt", low=0, high=40
     )
     return {

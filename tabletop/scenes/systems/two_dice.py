@@ -16,6 +16,7 @@ from tabletop.scenes.systems import (
     RollKind,
     RollOutcome,
     field_int,
+    field_int_or_zero,
     field_str,
     odds_rows,
     percent,
@@ -30,12 +31,6 @@ BAND_LABELS = {
 }
 #: The GM's extra penalty's source name on the card.
 OTHER_PENALTY = "Other penalty"
-
-
-def _optional_int(data: dict[str, Any], name: str, *, label: str, low: int, high: int) -> int:
-    if data.get(name) in (None, ""):
-        return 0
-    return field_int(data, name, label=label, low=low, high=high)
 
 
 def _sheet_int(value: Any) -> int:
@@ -54,14 +49,16 @@ def _parse(data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]
         two_dice.validate_ruleset(ruleset)["difficulties"],
         "difficulty",
     )
-    extra = _optional_int(data, "penalty", label="Extra penalty", low=0, high=two_dice.MAX_NUMBER)
+    extra = field_int_or_zero(
+        data, "penalty", label="Extra penalty", low=0, high=two_dice.MAX_NUMBER
+    )
     if character is not None:
         value = _sheet_int((character.attributes or {}).get(attribute))
         current = (character.resources or {}).get(resource) or {}
         available = _sheet_int(current.get("current") if isinstance(current, dict) else 0)
     else:
         value = field_int(data, "attribute_value", label=f"{attribute}'s value", low=-99, high=99)
-        available = _optional_int(
+        available = field_int_or_zero(
             data, "resource_available", label=f"Available {resource}", low=0, high=999
         )
     return {
