@@ -6,6 +6,7 @@ ValidationError for a request the rules refuse) and runs in one transaction.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 import rules
 from tabletop.campaigns.models import Campaign, Invite, Membership, System
+from tabletop.scenes.sockets import end_user_sockets
 
 INVITE_INVALID = "This invite link does not work: it was revoked by the GM, or it never existed."
 
@@ -92,6 +94,10 @@ def member_remove(*, campaign: Campaign, actor: AbstractBaseUser, user: Abstract
     deleted, _ = Membership.objects.filter(campaign=campaign, user=user).delete()
     if not deleted:
         raise ValidationError(f"{user} is not a member of {campaign}.")
+    # Access is checked when a socket connects; close the open ones so no frame follows.
+    transaction.on_commit(
+        partial(end_user_sockets, user_id=user.pk, campaign_id=campaign.pk, reason="removed")
+    )
 
 
 @transaction.atomic

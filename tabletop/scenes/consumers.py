@@ -24,6 +24,7 @@ from tabletop.scenes import actions, selectors
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.events import REPLAY_LIMIT
 from tabletop.scenes.frames import error_frame
+from tabletop.scenes.sockets import user_sockets_group
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +36,6 @@ HEARTBEAT_SECONDS = 15.0
 
 class ClientError(Exception):
     """A problem with what the client sent; becomes an error frame."""
-
-
-def user_sockets_group(user_id: int) -> str:
-    """Every socket of one user, whatever the scene: used to end them on logout or removal."""
-    return f"user-{user_id}"
 
 
 class SceneConsumer(AsyncJsonWebsocketConsumer):
@@ -54,7 +50,8 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         if access is None:
             await self.close(code=4403)
             return
-        self.viewer: Viewer = access
+        self.viewer: Viewer
+        self.viewer, self.campaign_id = access
         self.user = user
         self.groups_joined = [*groups_for(self.scene_id, self.viewer)]
         self.groups_joined.append(user_sockets_group(user.pk))
@@ -198,5 +195,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         await self.send(text_data=message["html"])
 
     async def session_end(self, message: dict[str, Any]) -> None:
+        if message.get("campaign_id") not in (None, self.campaign_id):
+            return  # removed from another campaign: this table stays open
         await self.send_json({"type": "ended", "reason": message.get("reason", "")})
         await self.close(code=4401)

@@ -15,8 +15,8 @@ from tabletop.scenes.models import Presence, Scene
 PRESENCE_STALE_AFTER = timedelta(seconds=50)
 
 
-def scene_access(*, scene_id: int, user: Any) -> Viewer | None:
-    """The viewer a user is on a scene, or None when they may not open it."""
+def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
+    """The viewer a user is on a scene and the scene's campaign id, or None when they may not."""
     if user is None or not user.is_authenticated:
         return None
     scene = Scene.objects.select_related("campaign").filter(pk=scene_id).first()
@@ -24,7 +24,7 @@ def scene_access(*, scene_id: int, user: Any) -> Viewer | None:
         return None
     if not Membership.objects.filter(campaign_id=scene.campaign_id, user=user).exists():
         return None
-    return Viewer(user_id=user.pk, is_gm=scene.campaign.gm_id == user.pk)
+    return Viewer(user_id=user.pk, is_gm=scene.campaign.gm_id == user.pk), scene.campaign_id
 
 
 def scene_last_seq(*, scene_id: int) -> int:

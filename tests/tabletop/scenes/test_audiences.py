@@ -138,3 +138,19 @@ async def test_page_load_and_replay_apply_the_same_filter(table, client):
     assert str(event.secret["result"]["total"]) in late_gm.everything()
     for sock in (gm, alice, bob, late_bob, late_gm):
         await sock.close()
+
+
+async def test_removed_player_socket_closes_and_gets_nothing_more(table):
+    from tabletop.campaigns.actions import member_remove
+
+    gm, alice, bob = await sockets(table)
+    await sync_to_async(member_remove)(campaign=table.campaign, actor=table.gm, user=table.bob)
+    ended = await bob.communicator.receive_json_from(timeout=2)
+    assert ended == {"type": "ended", "reason": "removed"}
+    assert (await bob.communicator.receive_output(timeout=1))["type"] == "websocket.close"
+    await alice.send(command="roll", roll_kind="expression", expression=DISTINCT, mode="public")
+    await drain_all(gm, alice)
+    assert bob.event_frames() == []
+    assert any("event-roll" in frame for frame in alice.event_frames())  # others play on
+    for sock in (gm, alice):
+        await sock.close()
