@@ -397,6 +397,19 @@ class StandardResult(Result):
     success: bool
     bennies_to_succeed: int
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StandardResult:
+        """Rebuild a stored standard roll; total and success are recomputed from its parts."""
+        try:
+            return _standard_result(
+                rolled=data["die"]["rolled"],
+                skill=_check_skill(data["skill"]),
+                difficulty=_check_difficulty(data["difficulty"]),
+                bennies=_check_bennies(data.get("bennies", 0)),
+            )
+        except (KeyError, TypeError) as exc:
+            raise RulesError("A stored standard roll needs its d12, skill and difficulty.") from exc
+
 
 def _standard_result(*, rolled: int, skill: int, difficulty: int, bennies: int) -> StandardResult:
     rolled = check_int(rolled, "The d12", low=1, high=STANDARD_DIE)
@@ -546,6 +559,40 @@ class AttackResult(Result):
     explosions: int
     foe_strikes_back: bool
     character_strikes_back: bool
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AttackResult:
+        """Rebuild a stored attack roll; hits and who strikes back are recomputed from the dice."""
+        try:
+            purpose = data["purpose"]
+            if purpose not in PURPOSES:
+                raise RulesError(f"Unknown attack roll purpose {purpose!r}.")
+            dice = []
+            for raw in data["dice"]:
+                rolled = check_int(raw["rolled"], "A d6", low=1, high=ATTACK_DIE)
+                bonus = _check_bennies(raw.get("bonus", 0))
+                source = raw.get("source")
+                if source is not None:
+                    source = check_int(source, "A die's source", low=0, high=len(dice) - 1)
+                dice.append(
+                    Die(
+                        sides=ATTACK_DIE,
+                        rolled=rolled,
+                        value=rolled + bonus,
+                        exploded=bool(raw.get("exploded", False)),
+                        bonus=bonus,
+                        source=source,
+                    )
+                )
+            return _attack_result(
+                purpose=purpose,
+                skill=_check_skill(data["skill"]),
+                difficulty=_check_difficulty(data["difficulty"]),
+                dice=tuple(dice),
+                bennies=_check_bennies(data.get("bennies", 0)),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise RulesError("A stored attack roll needs its purpose, skill and dice.") from exc
 
 
 def _attack_result(

@@ -334,6 +334,9 @@ DEFAULT_RULESET: dict[str, Any] = {
     },
     # Seed: "trading in six development points for one".
     "development_points_per_plot_point": 6,
+    # Seed: another player may "cancel out someone else spending plot points by spending the same
+    # amount yourself"; online, a spend waits this long for a cancel before it takes effect.
+    "plot_point_cancel_seconds": 15,
 }
 
 _MERGED_DICT_FIELDS = ("running_percent", "breakage_resistances", "plot_point_uses")
@@ -437,6 +440,9 @@ def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
     out["plot_point_uses"] = _validate_uses(merged["plot_point_uses"])
     out["development_points_per_plot_point"] = _field_int(
         merged, "development_points_per_plot_point", low=1, high=1000
+    )
+    out["plot_point_cancel_seconds"] = _field_int(
+        merged, "plot_point_cancel_seconds", low=0, high=300
     )
     return out
 

@@ -121,9 +121,21 @@ if REDIS_URL:
     }.get(CHANNEL_LAYER_KIND)
     if backend is None:
         raise ImproperlyConfigured("CHANNEL_LAYER must be 'core' or 'pubsub'.")
-    CHANNEL_LAYERS = {"default": {"BACKEND": backend, "CONFIG": {"hosts": [REDIS_URL]}}}
+    layer_config: dict = {
+        # No read timeout: redis-py 8's default (5 s) cuts the core layer's 5 s blocking pop and
+        # closes every idle socket with 1011 every few seconds (django/channels_redis#422).
+        "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+        # Keys start with this: apps (or test runs) sharing one Redis stay apart.
+        "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "asgi"),
+    }
+    if CHANNEL_LAYER_KIND == "core":
+        # Messages waiting on a channel before the layer drops more; sockets catch up from the DB.
+        layer_config["capacity"] = int(os.environ.get("CHANNEL_LAYER_CAPACITY", "100"))
+    CHANNEL_LAYERS = {"default": {"BACKEND": backend, "CONFIG": layer_config}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# How often a scene socket checks the database for events the layer did not deliver.
+SCENE_HEARTBEAT_SECONDS = float(os.environ.get("SCENE_HEARTBEAT_SECONDS", "15"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -48,6 +48,34 @@
     });
   }
 
+  // Spend buttons are rendered once for every player; each page keeps only those meant for its
+  // user (the server checks every command anyway).
+  function pruneControls(root) {
+    var me = (scene() || document.body).getAttribute("data-user");
+    (root || document).querySelectorAll("[data-only-for]").forEach(function (el) {
+      if (el.getAttribute("data-only-for") !== me) { el.remove(); }
+    });
+    (root || document).querySelectorAll("[data-not-for]").forEach(function (el) {
+      if (el.getAttribute("data-not-for") === me) { el.remove(); }
+    });
+  }
+
+  // A plot point spend's cancel window: count down to when it takes effect.
+  function tickCountdowns() {
+    document.querySelectorAll(".countdown[data-closes-at]").forEach(function (el) {
+      var left = Math.max(0, Math.ceil((Date.parse(el.getAttribute("data-closes-at")) - Date.now()) / 1000));
+      var seconds = el.querySelector(".seconds");
+      if (seconds) { seconds.textContent = String(left); }
+      if (left === 0) {
+        el.classList.add("closing");
+        var card = el.closest("article");
+        if (card) {
+          card.querySelectorAll("form[data-not-for] button").forEach(function (b) { b.disabled = true; });
+        }
+      }
+    });
+  }
+
   function scrollLog() {
     var el = log();
     if (el && stickToBottom) { el.scrollTop = el.scrollHeight; }
@@ -58,8 +86,11 @@
     if (!root) { return; }
     lastSeq = parseInt(root.getAttribute("data-last-seq") || "0", 10);
     noteSeq(log());
+    pruneControls(document);
     verifyCommitments(document);
     scrollLog();
+    tickCountdowns();
+    window.setInterval(tickCountdowns, 1000);
     var el = log();
     if (el) {
       el.addEventListener("scroll", function () {
@@ -86,6 +117,8 @@
   });
 
   document.body.addEventListener("htmx:wsAfterMessage", function () {
+    pruneControls(document);
+    tickCountdowns();
     noteSeq(log());
     verifyCommitments(document);
     scrollLog();

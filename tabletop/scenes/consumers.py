@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules.core import RulesError
@@ -31,14 +33,26 @@ log = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 16 * 1024
 RATE_PER_SECOND = 5.0
 RATE_BURST = 15.0
-HEARTBEAT_SECONDS = 15.0
 
 
 class ClientError(Exception):
     """A problem with what the client sent; becomes an error frame."""
 
 
+def _not_json(constant: str) -> float:
+    raise ValueError(f"{constant} is not JSON")  # Python's json would accept NaN and Infinity
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is out of range")  # 1e400 would parse as infinity
+    return value
+
+
 class SceneConsumer(AsyncJsonWebsocketConsumer):
+    ended = False  # set when the user's session ends (logout, removal...): nothing more flows
+
     # --- socket handlers -----------------------------------------------------------------------
 
     async def connect(self) -> None:
@@ -79,22 +93,25 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.ended:
+            return  # a command still in flight after the session ended runs as nobody
+        # Every frame costs a token, even one refused unread: garbage can't flood past the limit.
+        if not self._take_token():
+            await self.send_error("Slow down: too many commands at once. Try again in a moment.")
+            return
         if text_data is None or len(text_data.encode("utf-8")) > MAX_FRAME_BYTES:
             await self.send_error(
                 f"Message refused: frames must be text under {MAX_FRAME_BYTES} B."
             )
             return
         try:
-            content = json.loads(text_data)
+            content = json.loads(text_data, parse_constant=_not_json, parse_float=_finite_float)
         except ValueError:
             await self.send_error("Message refused: it is not valid JSON.")
             return
         await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if not self._take_token():
-            await self.send_error("Slow down: too many commands at once. Try again in a moment.")
-            return
         try:
             if not isinstance(content, dict):
                 raise ClientError("Message refused: expected a JSON object.")
@@ -102,9 +119,11 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             if command == "hello":
                 await self.hello(content)
             elif isinstance(command, str) and command in actions.COMMANDS:
-                await database_sync_to_async(actions.run_command)(
+                follow_up = await database_sync_to_async(actions.run_command)(
                     command=command, scene_id=self.scene_id, user=self.user, data=content
                 )
+                if follow_up is not None:
+                    asyncio.ensure_future(self._later(follow_up))
             else:
                 raise ClientError(f"Unknown command {str(command)[:40]!r}.")
         except ClientError as exc:
@@ -115,6 +134,12 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(" ".join(exc.messages))
         except RulesError as exc:
             await self.send_error(str(exc))
+        except Exception:
+            # A bug behind one command must not drop the player's live table; actions are atomic.
+            log.exception("scene command failed")
+            await self.send_error(
+                "That command failed on the server. Reload if the scene looks stale."
+            )
 
     # --- command helpers ----------------------------------------------------------------------
 
@@ -152,12 +177,22 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             await self.send(text_data=frame)
         self.cursor = max(self.cursor, upto)
 
+    async def _later(self, follow_up: actions.FollowUp) -> None:
+        """Run an action's follow-up (a spend's cancel window closing) after its delay. If this
+        process dies first, any socket's heartbeat settles it (``actions.settle_due``)."""
+        await asyncio.sleep(follow_up.delay)
+        try:
+            await database_sync_to_async(follow_up.run)()
+        except Exception:
+            log.exception("scene follow-up failed")
+
     async def _heartbeat(self) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
+            await asyncio.sleep(settings.SCENE_HEARTBEAT_SECONDS)
             try:
                 await self.check_for_gap()
                 await database_sync_to_async(actions.presence_touch)(channel_name=self.channel_name)
+                await database_sync_to_async(actions.settle_due)(scene_id=self.scene_id)
             except Exception:  # a heartbeat must never kill the socket
                 log.exception("scene heartbeat failed")
 
@@ -198,4 +233,17 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         if message.get("campaign_id") not in (None, self.campaign_id):
             return  # removed from another campaign: this table stays open
         await self.send_json({"type": "ended", "reason": message.get("reason", "")})
+        # Stop delivery now, not when the client acknowledges the close: leave every group and
+        # let ``send`` drop whatever was already queued for this socket.
+        self.ended = True
+        self.heartbeat.cancel()
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
         await self.close(code=4401)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        if self.ended:
+            return  # the session ended: not one more frame
+        await super().send(text_data=text_data, bytes_data=bytes_data, close=close)

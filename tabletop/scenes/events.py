@@ -8,6 +8,7 @@ rolled-back action broadcasts nothing). The broadcast renders each viewer class'
 
 from __future__ import annotations
 
+import logging
 from functools import cache, partial
 from typing import Any
 
@@ -30,6 +31,11 @@ from tabletop.scenes.audiences import (
 )
 from tabletop.scenes.commitments import canonical_json, commit
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.panels import changes_panels, render_panels
+from tabletop.scenes.systems.conductor import BENNY_KINDS
+from tabletop.scenes.systems.percentile import CHANGEABLE_KINDS
+
+log = logging.getLogger(__name__)
 
 #: A reconnecting client further behind than this reloads the page instead of replaying.
 REPLAY_LIMIT = 500
@@ -95,13 +101,45 @@ def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[st
         "commitment": event.commitment,
         "sealed": bool(event.commitment) and event.revealed_at is None,
     }
+    amended = data.pop("amended", None)
     if vis == FULL:
         data.update(event.secret)
         if event.commitment and event.revealed_at is not None:
             ctx["secret_text"] = canonical_json(event.secret)
             ctx["nonce"] = event.nonce
+        if amended:
+            # Spends changed the roll; the commitment still covers the roll as first rolled.
+            data["first_summary"] = data.get("summary", "")
+            data.update(amended)
+            ctx["amended"] = True
     ctx["data"] = data
+    if vis == FULL:
+        ctx["controls"] = card_controls(event, data)
     return ctx
+
+
+def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
+    """Which spend buttons a card offers. They are the same for every player (the page hides
+    the ones not meant for its user, ``data-only-for`` / ``data-not-for``); the actions decide
+    who may really use them."""
+    in_open = event.audience == Audience.EVERYONE or event.revealed_at is not None
+    controls: dict[str, Any] = {}
+    if event.kind == "roll" and in_open and event.character_id is not None:
+        owner = event.character.owner_id
+        strike = (data.get("strike_back") or {}).get("status")
+        if data.get("roll_kind") in BENNY_KINDS and strike != "struck":
+            controls["benny_for"] = owner
+            if data.get("roll_kind") == "conductor_attack":
+                controls["benny_dice"] = list(enumerate(data.get("result", {}).get("dice", [])))
+        if strike == "pending":
+            controls["strike_back_for"] = owner
+        if data.get("roll_kind") in CHANGEABLE_KINDS and not data.get("pending_change"):
+            controls["change_roll"] = True
+    if event.kind == "plot_spend":
+        status = data.get("status")
+        controls["cancel"] = status == "open"
+        controls["decide"] = status == "awaiting_gm"
+    return controls
 
 
 def render_card(event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool) -> str:
@@ -127,15 +165,30 @@ def render_frame(event: SceneEvent, viewer: Viewer, *, live: bool) -> str:
         render_card(event, vis, viewer, live=live),
         "</div>",
     ]
-    if event.parent is not None:
-        parent_vis = visibility(event.parent, viewer)
-        if parent_vis is not None:
-            card = render_card(event.parent, parent_vis, viewer, live=False)
+    for changed in _changed_cards(event):
+        changed_vis = visibility(changed, viewer)
+        if changed_vis is not None:
+            card = render_card(changed, changed_vis, viewer, live=False)
             parts.append(card.replace("<article ", '<article hx-swap-oob="outerHTML" ', 1))
     oob = oob_template(event.kind)
     if oob is not None:
         parts.append(oob.render({"event": event, "viewer_is_gm": viewer.is_gm, "vis": vis}))
+    if live and changes_panels(event):
+        parts.append(render_panels(event.scene, viewer, oob=True))
     return "".join(parts)
+
+
+def _changed_cards(event: SceneEvent) -> list[SceneEvent]:
+    """Earlier cards this event changed: its parent (a spend's roll) and any it names."""
+    changed = [event.parent] if event.parent is not None else []
+    seqs = [s for s in event.public.get("refresh", []) if isinstance(s, int)]
+    if seqs:
+        changed += list(
+            SceneEvent.objects.filter(scene_id=event.scene_id, seq__in=seqs)
+            .exclude(pk=event.parent_id)
+            .select_related("character")
+        )
+    return changed
 
 
 @cache
@@ -159,11 +212,20 @@ def oob_template(kind: str):  # noqa: ANN201 - a Django template
 
 def broadcast_event(event_id: int) -> None:
     """Send one event to every socket of its scene, rendered once per viewer class."""
-    event = SceneEvent.objects.select_related("scene__campaign", "parent").get(pk=event_id)
+    event = SceneEvent.objects.select_related(
+        "scene__campaign", "character", "parent__character"
+    ).get(pk=event_id)
     scene_id = event.scene_id
     gm_id = event.scene.campaign.gm_id
-    layer = get_channel_layer()
-    send = async_to_sync(layer.group_send)
+    group_send = async_to_sync(get_channel_layer().group_send)
+
+    def send(group: str, content: dict[str, Any]) -> None:
+        # The event is committed: the database is the truth and sockets catch up from it (seq
+        # gap, heartbeat, hello). A layer that is down must not turn a stored roll into an error.
+        try:
+            group_send(group, content)
+        except Exception:
+            log.exception("scene event %s not broadcast to %s", event.seq, group)
 
     def message(html: str, exclude: tuple[int, ...] = ()) -> dict[str, Any]:
         # Every socket learns the seq, even when it may see nothing, so it can spot a gap.

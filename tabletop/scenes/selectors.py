@@ -11,6 +11,7 @@ from tabletop.campaigns.models import Membership
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_frame, visible_events
 from tabletop.scenes.models import Presence, Scene
+from tabletop.scenes.panels import render_panels
 
 PRESENCE_STALE_AFTER = timedelta(seconds=50)
 
@@ -35,12 +36,15 @@ def replay_frames(
     *, scene_id: int, viewer: Viewer, after_seq: int, upto_seq: int | None = None
 ) -> list[str]:
     """Frames for what the viewer missed after ``after_seq`` (rendered as not live)."""
-    scene = Scene.objects.get(pk=scene_id)
+    scene = Scene.objects.select_related("campaign").get(pk=scene_id)
     frames = []
     for event, _vis in visible_events(scene=scene, viewer=viewer, after_seq=after_seq):
         if upto_seq is not None and event.seq > upto_seq:
             break
         frames.append(render_frame(event, viewer, live=False))
+    if frames:
+        # Replayed frames don't carry the side panels; one current copy brings them up to date.
+        frames.append(render_panels(scene, viewer, oob=True))
     return frames
 
 

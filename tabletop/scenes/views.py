@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from rules import percentile
 from rules.core import RulesError
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
@@ -16,6 +17,7 @@ from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_card, visible_events
 from tabletop.scenes.models import Scene
+from tabletop.scenes.panels import panel_context
 from tabletop.scenes.selectors import online_users
 from tabletop.scenes.systems import ROLL_KINDS, kinds_for
 
@@ -56,10 +58,23 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
         characters = Character.objects.filter(campaign=scene.campaign)
     else:
         characters = Character.objects.filter(campaign=scene.campaign, owner=request.user)
+    ruleset = scene.campaign.effective_ruleset()
+    plot_uses = []
+    if scene.campaign.system == "percentile" and not viewer.is_gm:
+        plot_uses = [
+            (name, spec)
+            for name, spec in percentile.plot_point_uses(ruleset).items()
+            if name not in actions.CHANGE_USES
+        ]
     return render(
         request,
         "scenes/scene.html",
         {
+            **panel_context(scene, viewer),
+            "plot_uses": plot_uses,
+            "spenders": [c for c in characters if c.kind == Character.Kind.PC],
+            "cancel_seconds": ruleset.get("plot_point_cancel_seconds"),
+            "foes": Character.objects.filter(campaign=scene.campaign, kind=Character.Kind.FOE),
             "scene": scene,
             "campaign": scene.campaign,
             "viewer": viewer,
@@ -113,9 +128,13 @@ def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
             character = Character.objects.filter(
                 pk=int(character_id), campaign=scene.campaign
             ).first()
+        data = request.GET.dict()
         try:
+            if kind.targets_foe and data.get("foe"):
+                foe = actions.foe_for(scene, data["foe"])
+                data.update(difficulty=foe.difficulty, foe_name=foe.name)
             context["odds"] = kind.odds(
-                data=request.GET.dict(),
+                data=data,
                 character=character,
                 ruleset=scene.campaign.effective_ruleset(),
             )

@@ -20,6 +20,7 @@ from rules.conductor import (
     AttackResult,
     HealingResult,
     PoisonResult,
+    StandardResult,
     attack,
     attack_expected_hits,
     attack_hit_distribution,
@@ -471,6 +472,46 @@ def test_benny_explosion_chi_square():
     assert (
         chi_square_p_value(samples, attack_hit_distribution(skill=0, difficulty=4, top=4)) > 0.001
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    skill=st.integers(0, 6),
+    difficulty=st.integers(1, 8),
+    pushes=st.lists(st.integers(0, 20), max_size=4),
+)
+def test_stored_results_rebuild_exactly(seed, skill, difficulty, pushes):
+    # A scene stores results as JSON and spends bennies on them later: the round trip is exact.
+    rng = random.Random(seed)
+    result = attack(skill=skill, difficulty=difficulty, rng=rng)
+    for push in pushes:
+        stored = json.loads(json.dumps(result.to_dict()))
+        assert AttackResult.from_dict(stored) == result
+        result = spend_benny_on_die(
+            AttackResult.from_dict(stored), die_index=push % len(result.dice), rng=rng
+        )
+    assert AttackResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
+    standard = standard_roll(skill=skill, difficulty=difficulty, rng=rng)
+    for _ in pushes:
+        standard = spend_bennies_on_standard(
+            StandardResult.from_dict(json.loads(json.dumps(standard.to_dict()))), bennies=1
+        )
+    assert StandardResult.from_dict(standard.to_dict()) == standard
+    assert standard.bennies == len(pushes)
+
+
+def test_stored_results_are_checked():
+    with pytest.raises(RulesError, match="purpose"):
+        AttackResult.from_dict({"purpose": "dance", "skill": 1, "difficulty": 3, "dice": []})
+    with pytest.raises(RulesError, match="needs its purpose"):
+        AttackResult.from_dict({"skill": 1})
+    with pytest.raises(OutOfRangeError, match="d6"):
+        AttackResult.from_dict(
+            {"purpose": "attack", "skill": 0, "difficulty": 3, "dice": [{"rolled": 9}]}
+        )
+    with pytest.raises(RulesError, match="d12"):
+        StandardResult.from_dict({"skill": 1})
 
 
 def test_benny_errors():

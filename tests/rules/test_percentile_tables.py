@@ -166,6 +166,8 @@ def test_default_ruleset_is_json_and_validates_to_itself():
     assert normal["retry_penalty"] == -25  # seed
     assert (normal["slump_modifier"], normal["zone_modifier"]) == (-50, 50)  # seed
     assert normal["development_points_per_plot_point"] == 6  # seed
+    assert normal["plot_point_cancel_seconds"] == 15  # RULES-NOTES: a default kept in data
+    assert pc.validate_ruleset({"plot_point_cancel_seconds": 0})["plot_point_cancel_seconds"] == 0
     assert pc.validate_ruleset(normal) == normal
 
 
@@ -195,6 +197,8 @@ def test_ruleset_merges_one_entry():
         ({"plot_point_uses": {"change_roll": {"cost": 2}}}, "different numbers"),
         ({"plot_point_uses": {"clue": {"gm_approval": "yes"}}}, "true or false"),
         ({"development_points_per_plot_point": 0}, "development_points"),
+        ({"plot_point_cancel_seconds": -1}, "'plot_point_cancel_seconds'"),
+        ({"plot_point_cancel_seconds": 301}, "'plot_point_cancel_seconds'"),
         ({"retry_penalties": -25}, "Unknown ruleset field 'retry_penalties'"),
         ([("retry_penalty", -25)], "must be a mapping"),
     ],

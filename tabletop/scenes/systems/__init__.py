@@ -30,6 +30,7 @@ class RollKind:
     systems: tuple[str, ...]  # campaign systems that offer it ("*" for all)
     roll: Callable[..., RollOutcome]  # roll(*, data, character, ruleset, rng) -> RollOutcome
     odds: Callable[..., dict[str, Any]] | None = None  # odds(*, data, character, ruleset)
+    targets_foe: bool = False  # the panel may pick a foe, whose difficulty the roll is against
 
 
 ROLL_KINDS: dict[str, RollKind] = {}

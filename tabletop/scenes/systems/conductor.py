@@ -4,7 +4,8 @@
 With a character, the panel's ``skill_name`` picks one of the sheet's skills (shown as
 "Weapon (Sword)"; a specified skill counts +1, ``rules.conductor.effective_skill``) or
 "untrained" (skill 0). Without a character (the GM rolling for someone off-sheet) the numeric
-``skill`` field is used. Bennies are spent after the roll (a later step); the odds mention them.
+``skill`` field is used. Bennies are spent after the roll (``spend_benny``, called by the scene's
+``benny_spend`` action); a foe's strike-back after a miss is ``foe_attack_outcome``.
 """
 
 from __future__ import annotations
@@ -69,22 +70,27 @@ def _standard_inputs(data, character, ruleset) -> tuple[str, int, int]:
     return label, skill, difficulty
 
 
-def standard_roll(*, data, character, ruleset, rng) -> RollOutcome:
-    label, skill, difficulty = _standard_inputs(data, character, ruleset)
-    result = conductor.standard_roll(skill=skill, difficulty=difficulty, rng=rng)
+def standard_outcome(result: conductor.StandardResult, *, label: str) -> RollOutcome:
+    """The card of a standard roll (also after bennies were spent on it)."""
     detail = result.to_dict()
     detail["skill_label"] = label
     verdict = "Success" if result.success else "Failure"
-    summary = f"{verdict} ({result.total} vs {difficulty})"
+    summary = f"{verdict} ({result.total} vs {result.difficulty})"
     if not result.success:
         needed = result.bennies_to_succeed
         summary += f" — {needed} {'benny' if needed == 1 else 'bennies'} would make it"
     return RollOutcome(
-        title=f"d12 + {label} ({skill}) over {difficulty}",
+        title=f"d12 + {label} ({result.skill}) over {result.difficulty}",
         summary=summary,
         detail=detail,
         outcome="success" if result.success else "failure",
     )
+
+
+def standard_roll(*, data, character, ruleset, rng) -> RollOutcome:
+    label, skill, difficulty = _standard_inputs(data, character, ruleset)
+    result = conductor.standard_roll(skill=skill, difficulty=difficulty, rng=rng)
+    return standard_outcome(result, label=label)
 
 
 def standard_odds(*, data, character, ruleset) -> dict[str, Any]:
@@ -111,30 +117,90 @@ _STANDARD_LABELS = {"success": "Success", "failure": "Failure"}
 
 def _attack_inputs(data, character, ruleset) -> tuple[str, int, int]:
     label, skill = _skill(data, character, ruleset)
-    # A foe picked from the list fills the difficulty (its value is the foe's difficulty).
-    source = "foe" if str(data.get("foe") or "").strip() else "difficulty"
+    # A foe picked from the list has already set the difficulty (see actions.roll_make).
     difficulty = field_int(
-        data, source, label="Foe's difficulty", low=0, high=ATTACK_DIFFICULTY_MAX
+        data, "difficulty", label="Foe's difficulty", low=0, high=ATTACK_DIFFICULTY_MAX
     )
     return label, skill, difficulty
+
+
+def attack_outcome(result: conductor.AttackResult, *, label: str, foe: str = "") -> RollOutcome:
+    """The card of an attack roll (also after bennies were spent on it)."""
+    detail = result.to_dict()
+    detail["skill_label"] = label
+    detail["foe"] = foe
+    against = foe or "the foe"
+    if result.foe_strikes_back:
+        summary = f"No hit — {against} strikes back!"
+    else:
+        summary = f"{result.hits} {'hit' if result.hits == 1 else 'hits'}"
+    pool = sum(1 for d in result.dice if d.source is None)
+    target = f"{foe} ({result.difficulty})" if foe else str(result.difficulty)
+    return RollOutcome(
+        title=f"Attack with {label} ({pool}d6) vs {target}",
+        summary=summary,
+        detail=detail,
+        outcome="failure" if result.hits == 0 else "success",
+    )
 
 
 def attack_roll(*, data, character, ruleset, rng) -> RollOutcome:
     label, skill, difficulty = _attack_inputs(data, character, ruleset)
     result = conductor.attack(skill=skill, difficulty=difficulty, rng=rng)
+    foe = str(data.get("foe_name") or "")
+    return attack_outcome(result, label=label, foe=foe)
+
+
+def foe_attack_outcome(result: conductor.AttackResult, *, foe: str, target: str) -> RollOutcome:
+    """The card of a foe's attack on a character (RULES-NOTES: the same procedure, against the
+    character's difficulty); each hit is a hit on the character's sheet."""
     detail = result.to_dict()
-    detail["skill_label"] = label
-    if result.foe_strikes_back:
-        detail["foe_strikes_back"] = True
-        summary = "No hit — the foe strikes back!"
-    else:
-        summary = f"{result.hits} {'hit' if result.hits == 1 else 'hits'}"
+    detail["skill_label"] = f"{foe}'s best skill"
+    detail["foe"] = foe
+    detail["target"] = target
+    hits = result.hits
+    summary = f"{hits} {'hit' if hits == 1 else 'hits'} on {target}" if hits else "No hit"
+    pool = sum(1 for d in result.dice if d.source is None)
     return RollOutcome(
-        title=f"Attack with {label} ({1 + skill}d6) vs {difficulty}",
+        title=f"{foe} strikes back at {target} ({pool}d6 vs {result.difficulty})",
         summary=summary,
         detail=detail,
-        outcome="failure" if result.hits == 0 else "success",
+        outcome="failure" if hits else "success",  # from the table's side: a hit hurts
     )
+
+
+def foe_skill(foe: Any) -> int:
+    """A foe's attack skill: the best skill on its sheet (foe sheets list their attack skill)."""
+    values = [row.get("value", 0) for row in foe.skills or [] if isinstance(row, dict)]
+    values = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    return max([0, *values])
+
+
+def spend_benny(roll_kind: str, detail: Mapping[str, Any], *, die_index: Any, rng) -> RollOutcome:
+    """One benny on a stored conductor roll: +1 to a standard roll, or +1 to one attack die
+    (seed: "each BENNY spent grants a +1 to the roll of one die"; a die pushed to 6 explodes)."""
+    label = str(detail.get("skill_label", "skill"))
+    if roll_kind == "conductor_standard":
+        result = conductor.StandardResult.from_dict(detail)
+        return standard_outcome(conductor.spend_bennies_on_standard(result, bennies=1), label=label)
+    if roll_kind == "conductor_attack":
+        result = conductor.AttackResult.from_dict(detail)
+        if die_index in (None, ""):
+            raise ValidationError("Pick the die to put the benny on.")
+        pushed = conductor.spend_benny_on_die(result, die_index=_die_index(die_index), rng=rng)
+        return attack_outcome(pushed, label=label, foe=str(detail.get("foe", "")))
+    raise ValidationError("Bennies go on standard and attack rolls.")
+
+
+def _die_index(raw: Any) -> int:
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ValidationError("Pick the die to put the benny on (a die of this roll).") from None
+
+
+#: The roll kinds a benny can change after the roll.
+BENNY_KINDS = ("conductor_standard", "conductor_attack")
 
 
 def attack_odds(*, data, character, ruleset) -> dict[str, Any]:
@@ -173,5 +239,6 @@ register(
         systems=("conductor",),
         roll=attack_roll,
         odds=attack_odds,
+        targets_foe=True,
     )
 )

@@ -116,10 +116,8 @@ def _signed(value: int) -> str:
     return f"{value:+d}".replace("-", "−")
 
 
-def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> RollOutcome:
-    args = _parse(data, character, ruleset)
-    skill, column = args.pop("skill"), args.pop("column")
-    result = percentile.roll(**args, rng=rng, ruleset=ruleset)
+def maneuver_outcome(result: percentile.ManeuverResult, *, skill: str, column: str) -> RollOutcome:
+    """The card of a maneuver (also after plot points changed it)."""
     detail = result.to_dict()
     detail.update(
         skill=skill,
@@ -134,6 +132,31 @@ def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> Rol
         summary=f"{percentile.BAND_LABELS[result.band]} ({result.total}){mm}",
         detail=detail,
         outcome=result.band,
+    )
+
+
+def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> RollOutcome:
+    args = _parse(data, character, ruleset)
+    skill, column = args.pop("skill"), args.pop("column")
+    result = percentile.roll(**args, rng=rng, ruleset=ruleset)
+    return maneuver_outcome(result, skill=skill, column=column)
+
+
+#: The roll kinds plot points can change ("change a roll just made").
+CHANGEABLE_KINDS = ("percentile",)
+
+
+def change_roll(
+    detail: dict[str, Any], *, new_value: int, points: int, ruleset: Any, rng: Any
+) -> RollOutcome:
+    """Seed 004: "for one plot point, change a roll just made [...] to any value from 6 to 95;
+    for two plot points [...] from 1 to 100, possibly causing the roll to go open-ended"."""
+    result = percentile.ManeuverResult.from_dict(detail)
+    changed = percentile.change_roll(
+        result, new_value=new_value, points=points, rng=rng, ruleset=ruleset
+    )
+    return maneuver_outcome(
+        changed, skill=str(detail.get("skill", "SV")), column=str(detail.get("column", ""))
     )
 
 

@@ -183,6 +183,7 @@ async def test_attack_without_a_hit_flags_the_foe_strike_back(script):
 
 async def test_gm_attack_against_a_picked_foe_uses_its_difficulty(script):
     table, _ = await sync_to_async(conductor_table)()
+    troll = await Character.objects.aget(name="Cave troll")
     script(5, 6, 2)  # skill 1: 2d6, the 6 explodes into a 2
     await roll_as(
         table.gm,
@@ -190,12 +191,13 @@ async def test_gm_attack_against_a_picked_foe_uses_its_difficulty(script):
         roll_kind="conductor_attack",
         character="",
         skill="1",
-        foe="5",
-        difficulty="2",
+        foe=str(troll.pk),
+        difficulty="2",  # the picked foe's difficulty wins over the typed one
     )
     [event] = await sync_to_async(rolls)()
     assert event.public["result"]["difficulty"] == 5
     assert event.public["result"]["hits"] == 2
+    assert event.public["result"]["foe"] == "Cave troll"
 
 
 @pytest.mark.parametrize(

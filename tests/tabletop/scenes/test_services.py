@@ -7,8 +7,10 @@ import threading
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from django.core.exceptions import ValidationError
 from django.db import connection
 
+from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.models import SceneEvent
 from tests.tabletop.conftest import requires_postgres, requires_redis
@@ -63,3 +65,76 @@ async def test_frames_travel_through_the_redis_layer():
     assert str(event.public["result"]["total"]) in bob.everything()
     await gm.close()
     await bob.close()
+
+
+def _race(count: int, work) -> tuple[list[object], list[BaseException]]:
+    """Run ``work`` in ``count`` threads released at the same instant; collect what happened."""
+    start = threading.Barrier(count)
+    done: list[object] = []
+    errors: list[BaseException] = []
+
+    def run():
+        try:
+            start.wait()
+            done.append(work())
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return done, errors
+
+
+@requires_postgres
+def test_two_simultaneous_spends_of_the_last_benny_one_wins_on_postgres():
+    assert connection.vendor == "postgresql"
+    table = make_table(system="conductor")
+    hero = Character.objects.create(
+        campaign=table.campaign,
+        owner=table.alice,
+        name="Mira",
+        skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
+        bennies=1,
+    )
+    roll = actions.roll_make(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="conductor_standard",
+        character=hero,
+        data={"skill_name": "Acrobatics", "difficulty": "30"},
+    )
+    done, errors = _race(
+        2, lambda: actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+    )
+    assert len(done) == 1 and len(errors) == 1, errors
+    assert isinstance(errors[0], ValidationError) and "has 0 bennies" in str(errors[0])
+    hero.refresh_from_db()
+    roll.refresh_from_db()
+    assert hero.bennies == 0
+    assert roll.public["amended"]["result"]["bennies"] == 1
+    assert SceneEvent.objects.filter(kind="benny").count() == 1
+
+
+@requires_postgres
+def test_simultaneous_plot_point_spends_never_overdraw_on_postgres():
+    # No roll row to lock here: only the conditional UPDATE stands between the clicks.
+    table = make_table(system="percentile")
+    ann = Character.objects.create(
+        campaign=table.campaign, owner=table.alice, name="Ann", plot_points=2, plot_points_total=2
+    )
+    done, errors = _race(
+        6,
+        lambda: actions.plot_spend(
+            scene=table.scene, actor=table.alice, character=ann, use="lessen_wound"
+        ),
+    )
+    assert len(done) == 2 and len(errors) == 4
+    assert all(isinstance(e, ValidationError) for e in errors)
+    ann.refresh_from_db()
+    assert ann.plot_points == 0 and ann.plot_points_total == 2
+    assert SceneEvent.objects.filter(kind="plot_spend").count() == 2

@@ -1,0 +1,99 @@
+"""The scene's live side panels: the party's currencies (everyone) and the GM's dashboard.
+
+Both are fragments of the scene page pushed out of band after any event that changes what they
+show (a spend, an award, a hidden roll, a reveal), rendered once per viewer class like every
+frame. The party panel holds nothing secret (bennies and plot points lie on the table); the
+dashboard, with hidden results and pending approvals, only ever goes to the GM.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q
+from django.template.loader import render_to_string
+
+from tabletop.characters.models import Character
+from tabletop.characters.sheets import CURRENCY_LABELS, spec_for
+from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.models import Audience, Scene, SceneEvent
+
+#: Currencies the GM steps up and down from the dashboard (the rest live on the sheet).
+DASHBOARD_STEPS = ("bennies", "plot_points", "hits", "lasting_hits")
+
+
+def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
+    spec = spec_for(scene.campaign)
+    rows = []
+    for character in characters:
+        values = []
+        for field in spec.currencies:
+            if field == "plot_points_total":
+                continue  # shown as "available / total"
+            value: Any = getattr(character, field)
+            if field == "plot_points":
+                value = f"{character.plot_points} / {character.plot_points_total}"
+            values.append(
+                {
+                    "field": field,
+                    "label": CURRENCY_LABELS[field],
+                    "value": value,
+                    "steps": field in DASHBOARD_STEPS,
+                }
+            )
+        resources = [
+            {"name": name, **(character.resources or {}).get(name, {"current": 0, "max": 0})}
+            for name in spec.resources
+        ]
+        rows.append({"character": character, "values": values, "resources": resources})
+    return rows
+
+
+def panel_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
+    """What the party panel (and, for the GM, the dashboard) shows now."""
+    characters = list(
+        Character.objects.filter(campaign=scene.campaign)
+        .select_related("owner")
+        .order_by("kind", "name")
+    )
+    pcs = [c for c in characters if c.kind == Character.Kind.PC]
+    ctx: dict[str, Any] = {"scene": scene, "party": _rows(scene, pcs), "viewer_is_gm": viewer.is_gm}
+    if viewer.is_gm:
+        ctx["table"] = _rows(scene, characters)
+        ctx["foes"] = [c for c in characters if c.kind == Character.Kind.FOE]
+        events = SceneEvent.objects.filter(scene=scene)
+        ctx["awaiting"] = list(
+            events.filter(kind="plot_spend", public__status="awaiting_gm").order_by("seq")
+        )
+        ctx["open_spends"] = list(
+            events.filter(kind="plot_spend", public__status="open").order_by("seq")
+        )
+        ctx["strike_backs"] = list(
+            events.filter(kind="roll", public__strike_back__status="pending").order_by("seq")
+        )
+        ctx["hidden"] = list(
+            events.filter(kind="roll", revealed_at__isnull=True)
+            .filter(~Q(audience=Audience.EVERYONE))
+            .exclude(audience=Audience.SELF)
+            .order_by("-seq")[:20]
+        )
+    return ctx
+
+
+def render_panels(scene: Scene, viewer: Viewer, *, oob: bool) -> str:
+    """The party panel, plus the dashboard for the GM (as out-of-band swaps when ``oob``)."""
+    ctx = panel_context(scene, viewer)
+    ctx["oob"] = oob
+    html = render_to_string("scenes/_party.html", ctx)
+    if viewer.is_gm:
+        html += render_to_string("scenes/_dashboard.html", ctx)
+    return html
+
+
+def changes_panels(event: SceneEvent) -> bool:
+    """Does this event change what the party panel or the GM's dashboard shows?"""
+    return bool(
+        event.public.get("refresh_panels")
+        or event.kind == "reveal"
+        or (event.kind == "roll" and event.audience not in (Audience.EVERYONE, Audience.SELF))
+    )
