@@ -36,7 +36,7 @@ def script(monkeypatch):
     """Make the next socket roll use these faces (and give a fresh copy for the rules call)."""
 
     def use(*faces: int) -> None:
-        monkeypatch.setattr(actions, "resolve_rng", lambda rng: ScriptedRng(*faces))
+        monkeypatch.setattr(actions.base, "resolve_rng", lambda rng: ScriptedRng(*faces))
 
     return use
 

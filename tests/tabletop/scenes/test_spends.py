@@ -486,7 +486,7 @@ async def test_a_benny_spend_updates_the_card_and_the_party_for_everyone(monkeyp
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
-    monkeypatch.setattr(actions, "resolve_rng", lambda rng: Faces(5, 1, 2))
+    monkeypatch.setattr(actions.base, "resolve_rng", lambda rng: Faces(5, 1, 2))
     await alice.send(
         command="roll",
         roll_kind="conductor_attack",

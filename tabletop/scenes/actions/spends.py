@@ -1,327 +1,38 @@
-"""Actions on live scenes: the only code that changes scene state and emits scene events.
-
-Each action authorises its actor, runs in one transaction and records its events with
-``record_event`` (broadcast after commit). ``COMMANDS`` maps websocket commands to parsers that
-call these actions, so the consumer stays thin.
-"""
+"""Live spends: bennies on conductor rolls, GM awards, plot points with their cancel window."""
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from rules import conductor, percentile
-from rules.core import Rng, RulesError, lookup, resolve_rng
-from tabletop.campaigns.models import Campaign, Membership
+from rules import percentile
+from rules.core import Rng, RulesError, lookup
 from tabletop.characters.models import Character
-from tabletop.scenes import selectors
-from tabletop.scenes.audiences import gm_group, players_group
-from tabletop.scenes.events import record_event, reveal_event
-from tabletop.scenes.frames import presence_frame
-from tabletop.scenes.models import Audience, Presence, Scene, SceneEvent
-from tabletop.scenes.systems import ROLL_KINDS, RollOutcome
+from tabletop.scenes.actions import base
+from tabletop.scenes.actions.base import (
+    FollowUp,
+    character_for_roll,
+    lock_roll,
+    membership,
+    require_gm,
+    require_open,
+    roll_data,
+    whole,
+)
+from tabletop.scenes.events import record_event
+from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.systems import RollOutcome
 from tabletop.scenes.systems import conductor as conductor_kinds
 from tabletop.scenes.systems import percentile as percentile_kinds
 
-#: Roll modes offered on every roll panel, and the audience each one means.
-ROLL_MODES: dict[str, str] = {
-    "public": Audience.EVERYONE,
-    "gm": Audience.PRIVATE,  # private to GM: the GM and the roller see it
-    "blind": Audience.BLIND,  # blind to GM: only the GM sees it; the roller sees that it happened
-    "self": Audience.SELF,
-    "secret": Audience.GM_ONLY,  # the GM's own secret roll (e.g. perception for a player)
-}
-
-
-# --- authorisation helpers --------------------------------------------------------------------
-
-
-def _membership(campaign: Campaign, user: Any) -> Membership:
-    if not user.is_authenticated:
-        raise PermissionDenied("Log in first.")
-    membership = Membership.objects.filter(campaign=campaign, user=user).first()
-    if membership is None:
-        raise PermissionDenied("You are not a member of this campaign.")
-    return membership
-
-
-def _require_gm(campaign: Campaign, user: Any) -> None:
-    if not user.is_authenticated or campaign.gm_id != user.pk:
-        raise PermissionDenied("Only the GM can do that.")
-
-
-def _open_scene(scene_id: int) -> Scene:
-    scene = Scene.objects.select_related("campaign").filter(pk=scene_id).first()
-    if scene is None:
-        raise ValidationError("That scene does not exist.")
-    return scene
-
-
-def _require_open(scene: Scene) -> None:
-    if not scene.is_open:
-        raise ValidationError("This scene is not open for play.")
-
-
-def _character_for_roll(*, scene: Scene, actor: Any, character_id: Any) -> Character | None:
-    if character_id in (None, ""):
-        return None
-    try:
-        character_id = int(character_id)
-    except (TypeError, ValueError):
-        raise ValidationError("Pick a character from the list.") from None
-    character = Character.objects.filter(pk=character_id, campaign=scene.campaign).first()
-    if character is None:
-        raise ValidationError("That character is not in this campaign.")
-    if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:
-        raise PermissionDenied("You can only roll for your own characters.")
-    return character
-
-
-# --- scenes --------------------------------------------------------------------------------------
-
-
-def scene_create(*, campaign: Campaign, actor: Any, name: str) -> Scene:
-    _require_gm(campaign, actor)
-    name = (name or "").strip()
-    if not name:
-        raise ValidationError({"name": "Give the scene a name."})
-    if len(name) > 100:
-        raise ValidationError({"name": "Keep the name under 100 characters."})
-    with transaction.atomic():
-        return Scene.objects.create(campaign=campaign, name=name)
-
-
-def scene_open(*, scene: Scene, actor: Any) -> Scene:
-    _require_gm(scene.campaign, actor)
-    with transaction.atomic():
-        scene = Scene.objects.select_for_update().get(pk=scene.pk)
-        if scene.status == Scene.Status.OPEN:
-            return scene
-        scene.status = Scene.Status.OPEN
-        scene.opened_at = timezone.now()
-        scene.closed_at = None
-        scene.save(update_fields=["status", "opened_at", "closed_at"])
-        record_event(scene=scene, kind="scene_opened", actor=actor, public={"name": scene.name})
-    return scene
-
-
-def scene_close(*, scene: Scene, actor: Any) -> Scene:
-    _require_gm(scene.campaign, actor)
-    with transaction.atomic():
-        scene = Scene.objects.select_for_update().get(pk=scene.pk)
-        if scene.status != Scene.Status.OPEN:
-            raise ValidationError("Only an open scene can be closed.")
-        scene.status = Scene.Status.CLOSED
-        scene.closed_at = timezone.now()
-        scene.save(update_fields=["status", "closed_at"])
-        record_event(scene=scene, kind="scene_closed", actor=actor, public={"name": scene.name})
-    return scene
-
-
-# --- rolls ---------------------------------------------------------------------------------------
-
-
-def roll_make(
-    *,
-    scene: Scene,
-    actor: Any,
-    roll_kind: str,
-    mode: str = "public",
-    character: Character | None = None,
-    data: dict[str, Any] | None = None,
-    foe: Character | None = None,
-    rng: Rng | None = None,
-) -> SceneEvent:
-    """Roll one of the panel's roll kinds in a mode (public, gm, blind, self, secret).
-
-    ``foe``: the foe an attack is against (its difficulty is the roll's); a conductor attack with
-    no hit makes it strike back (``_strike_back``), at once or once the roller declines to spend.
-    """
-    campaign = scene.campaign
-    _membership(campaign, actor)
-    _require_open(scene)
-    kind = ROLL_KINDS.get(roll_kind)
-    if kind is None or ("*" not in kind.systems and campaign.system not in kind.systems):
-        raise ValidationError(f"Unknown roll {str(roll_kind)[:40]!r} for this system.")
-    if mode not in ROLL_MODES:
-        raise ValidationError(f"Unknown roll mode {str(mode)[:20]!r}.")
-    if mode == "secret" and campaign.gm_id != actor.pk:
-        raise PermissionDenied("Only the GM makes secret rolls.")
-    data = dict(data or {})
-    if foe is not None:
-        if not kind.targets_foe:
-            raise ValidationError(f"A {kind.label.lower()} is not made against a foe.")
-        data.update(difficulty=foe.difficulty, foe_name=foe.name)
-    rng = resolve_rng(rng)
-    outcome = kind.roll(
-        data=data,
-        character=character,
-        ruleset=campaign.effective_ruleset(),
-        rng=rng,
-    )
-    audience = ROLL_MODES[mode]
-    roll = {
-        "roll_kind": kind.name,
-        "label": kind.label,
-        "title": outcome.title,
-        "summary": outcome.summary,
-        "outcome": outcome.outcome,
-        "result": outcome.detail,
-        "character": character.name if character else "",
-    }
-    who = {"roller": actor.get_username(), "mode": mode}
-    with transaction.atomic():
-        if audience == Audience.EVERYONE:
-            public, secret = {**who, **roll}, {}
-        else:
-            # Players outside the audience learn only who rolled and how: no dice, no count.
-            public, secret = who, roll
-        event = record_event(
-            scene=scene,
-            kind="roll",
-            actor=actor,
-            character=character,
-            audience=audience,
-            public=public,
-            secret=secret,
-        )
-        if foe is not None and outcome.detail.get("foe_strikes_back"):
-            _foe_misses_answer(event=event, foe=foe, character=character, rng=rng)
-        return event
-
-
-def _foe_misses_answer(
-    *, event: SceneEvent, foe: Character, character: Character | None, rng: Rng
-) -> None:
-    """RULES-NOTES: "If no die hits, the foe attacks back at once" — but "after seeing the roll
-    the player may spend bennies". With bennies to spend on a roll the table sees, the strike-back
-    waits for the roller (``strike_back_accept``) or a benny that lands a hit; otherwise now."""
-    can_spend = (
-        character is not None
-        and event.audience == Audience.EVERYONE
-        and Character.objects.filter(pk=character.pk, bennies__gt=0).exists()
-    )
-    if can_spend:
-        event.public["strike_back"] = {"status": "pending", "foe_id": foe.pk, "foe": foe.name}
-        event.save(update_fields=["public"])
-        return
-    _strike_back(roll=event, foe=foe, target=character, rng=rng)
-
-
-def _strike_back(
-    *, roll: SceneEvent, foe: Character, target: Character | None, rng: Rng
-) -> SceneEvent:
-    """The foe's attack on the character who missed it: the same procedure against the
-    character's difficulty (a sheet field, default 3); each hit goes onto the character's sheet."""
-    ruleset = roll.scene.campaign.effective_ruleset()
-    difficulty = target.difficulty if target is not None else None
-    result = conductor.foe_attack(
-        skill=conductor_kinds.foe_skill(foe), difficulty=difficulty, ruleset=ruleset, rng=rng
-    )
-    name = target.name if target is not None else "the attacker"
-    outcome = conductor_kinds.foe_attack_outcome(result, foe=foe.name, target=name)
-    if target is not None and result.hits:
-        Character.objects.filter(pk=target.pk).update(hits=F("hits") + result.hits)
-    roll.public.setdefault("strike_back", {"foe_id": foe.pk, "foe": foe.name})
-    roll.public["strike_back"]["status"] = "struck"
-    roll.save(update_fields=["public"])
-    data = {
-        "roller": foe.name,
-        "mode": _mode_of(roll),
-        "roll_kind": "conductor_foe_attack",
-        "label": "Foe strikes back",
-        "title": outcome.title,
-        "summary": outcome.summary,
-        "outcome": outcome.outcome,
-        "result": outcome.detail,
-        "character": foe.name,
-        "refresh_panels": True,
-    }
-    # The strike-back is as visible as the attack it answers.
-    if roll.audience == Audience.EVERYONE or roll.revealed_at is not None:
-        public, secret, audience = data, {}, Audience.EVERYONE
-    else:
-        public, secret, audience = {"roller": foe.name, "mode": _mode_of(roll)}, data, roll.audience
-    return record_event(
-        scene=roll.scene,
-        kind="roll",
-        actor=roll.actor,
-        character=foe,
-        audience=audience,
-        public=public,
-        secret=secret,
-        parent=roll,
-    )
-
-
-def _mode_of(event: SceneEvent) -> str:
-    return str(event.public.get("mode", "public"))
-
-
-def roll_reveal(*, scene: Scene, actor: Any, seq: int) -> SceneEvent:
-    """The GM shows a hidden roll to everyone; its nonce is published so browsers verify it."""
-    _require_gm(scene.campaign, actor)
-    with transaction.atomic():
-        event = (
-            SceneEvent.objects.select_for_update().filter(scene=scene, seq=seq, kind="roll").first()
-        )
-        if event is None:
-            raise ValidationError("There is no such roll in this scene.")
-        if event.audience == Audience.EVERYONE or event.revealed_at is not None:
-            raise ValidationError("That roll is already visible to everyone.")
-        if event.audience == Audience.SELF:
-            raise PermissionDenied("A self roll belongs to its roller.")
-        reveal_event(event)
-        return record_event(
-            scene=scene,
-            kind="reveal",
-            actor=actor,
-            parent=event,
-            public={"roller": event.public.get("roller", ""), "seq": event.seq},
-        )
-
-
 # --- live spends: bennies (conductor) ------------------------------------------------------------
-
-
-def _lock_roll(scene: Scene, seq: Any) -> SceneEvent:
-    event = (
-        # of=("self",): PostgreSQL can't lock the nullable side of the character join.
-        SceneEvent.objects.select_for_update(of=("self",))
-        .select_related("character", "scene__campaign")
-        .filter(scene=scene, seq=_whole(seq, "Which roll?"), kind="roll")
-        .first()
-    )
-    if event is None:
-        raise ValidationError("There is no such roll in this scene.")
-    return event
-
-
-def _whole(raw: Any, what: str) -> int:
-    if isinstance(raw, bool):
-        raise ValidationError(f"{what} (a whole number)")
-    try:
-        return int(raw)
-    except (TypeError, ValueError):
-        raise ValidationError(f"{what} (a whole number)") from None
-
-
-def _roll_data(event: SceneEvent) -> dict[str, Any]:
-    """The roll as the table sees it now: what was rolled, with any spends' amendments on top."""
-    data = {**event.public, **event.secret}
-    data.update(event.public.get("amended", {}))
-    return data
 
 
 def _require_in_the_open(event: SceneEvent, what: str) -> None:
@@ -374,11 +85,11 @@ def benny_spend(
     Seed 002: "After seeing the roll's result, the PLAYER may supplement its result using
     BENNIES" (+1 to a standard roll; +1 to one chosen attack die, which explodes on reaching 6).
     """
-    _membership(scene.campaign, actor)
-    _require_open(scene)
+    membership(scene.campaign, actor)
+    require_open(scene)
     with transaction.atomic():
-        roll = _lock_roll(scene, seq)
-        data = _roll_data(roll)
+        roll = lock_roll(scene, seq)
+        data = roll_data(roll)
         if data.get("roll_kind") not in conductor_kinds.BENNY_KINDS:
             raise ValidationError("Bennies go on standard and attack rolls.")
         character = roll.character
@@ -392,7 +103,7 @@ def benny_spend(
             raise ValidationError("The foe has already struck back: this attack is over.")
         try:
             outcome = conductor_kinds.spend_benny(
-                data["roll_kind"], data["result"], die_index=die_index, rng=resolve_rng(rng)
+                data["roll_kind"], data["result"], die_index=die_index, rng=base.resolve_rng(rng)
             )
         except RulesError as exc:
             raise ValidationError(str(exc)) from None
@@ -421,25 +132,6 @@ def benny_spend(
         )
 
 
-def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
-    """The roller spends no (more) bennies on a missed attack: the foe strikes back now."""
-    _membership(scene.campaign, actor)
-    _require_open(scene)
-    with transaction.atomic():
-        roll = _lock_roll(scene, seq)
-        strike = roll.public.get("strike_back") or {}
-        if strike.get("status") != "pending":
-            raise ValidationError("No foe is waiting to strike back on that roll.")
-        character = roll.character
-        owner = character.owner_id if character is not None else roll.actor_id
-        if actor.pk not in (owner, scene.campaign.gm_id):
-            raise PermissionDenied("The roller or the GM says when the foe strikes back.")
-        foe = Character.objects.filter(pk=strike.get("foe_id"), campaign=scene.campaign).first()
-        if foe is None:
-            raise ValidationError("That foe is no longer in this campaign.")
-        return _strike_back(roll=roll, foe=foe, target=character, rng=resolve_rng(rng))
-
-
 # --- GM awards and adjustments ---------------------------------------------------------------
 
 #: What the GM hands out or takes away from the scene's dashboard, per step.
@@ -459,11 +151,11 @@ def currency_adjust(
     An award of plot points raises available and total alike (seed: spending "reduces the
     number available but not the total"; an award is new points).
     """
-    _require_gm(scene.campaign, actor)
-    _require_open(scene)
+    require_gm(scene.campaign, actor)
+    require_open(scene)
     if field not in ADJUSTABLE:
         raise ValidationError(f"The GM can't hand out {str(field)[:30]!r} here.")
-    amount = _whole(amount, "How many?")
+    amount = whole(amount, "How many?")
     if amount == 0 or abs(amount) > 99:
         raise ValidationError("Give or take between 1 and 99 at a time.")
     if character.campaign_id != scene.campaign_id:
@@ -505,7 +197,7 @@ CHANGE_USES = ("change_roll", "change_roll_open_ended")
 
 
 def _own_character(scene: Scene, actor: Any, character_id: Any) -> Character:
-    character = _character_for_roll(scene=scene, actor=actor, character_id=character_id)
+    character = character_for_roll(scene=scene, actor=actor, character_id=character_id)
     if character is None:
         raise ValidationError("Pick the character whose plot points you spend.")
     if character.owner_id != actor.pk:
@@ -516,14 +208,6 @@ def _own_character(scene: Scene, actor: Any, character_id: Any) -> Character:
 def _closes_at(scene: Scene) -> datetime:
     seconds = scene.campaign.effective_ruleset()["plot_point_cancel_seconds"]
     return timezone.now() + timedelta(seconds=seconds)
-
-
-@dataclasses.dataclass(frozen=True)
-class FollowUp:
-    """Work a command leaves for later: settle a spend once its cancel window closes."""
-
-    delay: float
-    run: Callable[[], Any]
 
 
 def plot_spend(
@@ -543,8 +227,8 @@ def plot_spend(
     spending the same amount (``plot_spend_cancel``); ``plot_spend_settle`` then applies them.
     """
     campaign = scene.campaign
-    _membership(campaign, actor)
-    _require_open(scene)
+    membership(campaign, actor)
+    require_open(scene)
     if campaign.system != "percentile":
         raise ValidationError("Plot points belong to the percentile system.")
     if character.owner_id != actor.pk:
@@ -560,7 +244,7 @@ def plot_spend(
         raise ValidationError("Keep the note under 300 characters.")
     points = spec["cost"]
     if spec["gm_sets_cost"] and cost not in (None, ""):
-        points = _whole(cost, "How many plot points?")
+        points = whole(cost, "How many plot points?")
         if not spec["cost"] <= points <= 20:
             raise ValidationError(f"Offer between {spec['cost']} and 20 plot points.")
     public: dict[str, Any] = {
@@ -577,10 +261,10 @@ def plot_spend(
     with transaction.atomic():
         roll = None
         if name in CHANGE_USES:
-            roll = _lock_roll(scene, seq)
+            roll = lock_roll(scene, seq)
             _require_changeable(roll)
             low, high = spec["values"]
-            value = _whole(new_value, "The new roll")
+            value = whole(new_value, "The new roll")
             if not low <= value <= high:
                 raise ValidationError(
                     f"For {points} plot point{'s' if points > 1 else ''} the new roll must be "
@@ -604,7 +288,7 @@ def plot_spend(
 
 
 def _require_changeable(roll: SceneEvent) -> None:
-    data = _roll_data(roll)
+    data = roll_data(roll)
     if data.get("roll_kind") not in percentile_kinds.CHANGEABLE_KINDS:
         raise ValidationError("Plot points change d100 maneuver rolls.")
     if roll.character_id is None:
@@ -622,7 +306,7 @@ def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
         # of=("self",): PostgreSQL can't lock the nullable side of the character join.
         SceneEvent.objects.select_for_update(of=("self",))
         .select_related("character", "scene__campaign")
-        .filter(scene=scene, seq=_whole(seq, "Which spend?"), kind="plot_spend")
+        .filter(scene=scene, seq=whole(seq, "Which spend?"), kind="plot_spend")
         .first()
     )
     if event is None:
@@ -635,8 +319,8 @@ def plot_spend_decide(
 ) -> SceneEvent:
     """The GM agrees to a narrative use (the points are paid now and the cancel window opens)
     or refuses it (nothing is paid). For uses whose cost the GM sets, ``cost`` sets it."""
-    _require_gm(scene.campaign, actor)
-    _require_open(scene)
+    require_gm(scene.campaign, actor)
+    require_open(scene)
     with transaction.atomic():
         spend = _lock_spend(scene, seq)
         if spend.public.get("status") != "awaiting_gm":
@@ -647,7 +331,7 @@ def plot_spend_decide(
             spec = uses.get(spend.public["use"], {})
             if not spec.get("gm_sets_cost"):
                 raise ValidationError("This use has a fixed cost.")
-            points = _whole(cost, "How many plot points?")
+            points = whole(cost, "How many plot points?")
             if not spec["cost"] <= points <= 20:
                 raise ValidationError(f"Set a cost between {spec['cost']} and 20.")
         if approve:
@@ -680,8 +364,8 @@ def plot_spend_cancel(
 ) -> SceneEvent:
     """Seed: "cancel out someone else spending plot points by spending the same amount
     yourself". Both sides' points are gone; the cancelled use does not happen."""
-    _membership(scene.campaign, actor)
-    _require_open(scene)
+    membership(scene.campaign, actor)
+    require_open(scene)
     if character.owner_id != actor.pk:
         raise PermissionDenied("Plot points are spent by the character's own player.")
     with transaction.atomic():
@@ -751,14 +435,14 @@ def plot_spend_settle(
         }
         if spend.public["use"] in CHANGE_USES:
             roll = SceneEvent.objects.select_for_update().get(scene=scene, seq=spend.public["seq"])
-            data = _roll_data(roll)
+            data = roll_data(roll)
             try:
                 outcome = percentile_kinds.change_roll(
                     data["result"],
                     new_value=spend.public["new_value"],
                     points=spend.public["points"],
                     ruleset=scene.campaign.effective_ruleset(),
-                    rng=resolve_rng(rng),
+                    rng=base.resolve_rng(rng),
                 )
             except RulesError as exc:  # the campaign's costs changed since: refund nothing
                 spend.public.update(status="denied", reason=str(exc))
@@ -802,84 +486,16 @@ def settle_due(*, scene_id: int, now: datetime | None = None) -> int:
     return applied
 
 
-# --- presence ------------------------------------------------------------------------------------
-
-
-def _broadcast_presence(scene_id: int) -> None:
-    scene = Scene.objects.select_related("campaign").get(pk=scene_id)
-    html = presence_frame(
-        scene_id=scene_id,
-        users=selectors.online_users(scene_id=scene_id),
-        gm_id=scene.campaign.gm_id,
-    )
-    send = async_to_sync(get_channel_layer().group_send)
-    for group in (gm_group(scene_id), players_group(scene_id)):
-        send(group, {"type": "scene.presence", "html": html})
-
-
-def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:
-    with transaction.atomic():
-        Presence.objects.update_or_create(
-            channel_name=channel_name,
-            defaults={"scene_id": scene_id, "user": user, "last_seen": timezone.now()},
-        )
-        transaction.on_commit(partial(_broadcast_presence, scene_id))
-
-
-def presence_leave(*, scene_id: int, channel_name: str) -> None:
-    with transaction.atomic():
-        Presence.objects.filter(channel_name=channel_name).delete()
-        transaction.on_commit(partial(_broadcast_presence, scene_id))
-
-
-def presence_touch(*, channel_name: str) -> None:
-    Presence.objects.filter(channel_name=channel_name).update(last_seen=timezone.now())
-
-
-# --- websocket commands ----------------------------------------------------------------------
-
-
-def foe_for(scene: Scene, raw: Any) -> Character | None:
-    """The campaign's foe a panel picked (None when none was)."""
-    if raw in (None, ""):
-        return None
-    pk = _whole(raw, "Pick a foe from the list.")
-    foe = Character.objects.filter(pk=pk, campaign=scene.campaign, kind=Character.Kind.FOE).first()
-    if foe is None:
-        raise ValidationError("That foe is not in this campaign.")
-    return foe
-
-
-def _cmd_roll(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    character = _character_for_roll(scene=scene, actor=user, character_id=data.get("character"))
-    kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))
-    foe = foe_for(scene, data.get("foe")) if kind is not None and kind.targets_foe else None
-    roll_make(
-        scene=scene,
-        actor=user,
-        roll_kind=str(data.get("roll_kind", "")),
-        mode=str(data.get("mode", "public")),
-        character=character,
-        data=data,
-        foe=foe,
-    )
-
-
-def _cmd_reveal(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    roll_reveal(scene=scene, actor=user, seq=_whole(data.get("seq"), "Which roll?"))
+# --- commands ---
 
 
 def _cmd_benny(scene: Scene, user: Any, data: dict[str, Any]) -> None:
     benny_spend(scene=scene, actor=user, seq=data.get("seq"), die_index=data.get("die"))
 
 
-def _cmd_strike_back(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    strike_back_accept(scene=scene, actor=user, seq=data.get("seq"))
-
-
 def _cmd_award(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    _require_gm(scene.campaign, user)
-    character = _character_for_roll(scene=scene, actor=user, character_id=data.get("character"))
+    require_gm(scene.campaign, user)
+    character = character_for_roll(scene=scene, actor=user, character_id=data.get("character"))
     if character is None:
         raise ValidationError("Pick a character.")
     currency_adjust(
@@ -928,7 +544,7 @@ def _cmd_plot_decide(scene: Scene, user: Any, data: dict[str, Any]) -> FollowUp 
     )
     if not approve:
         return None
-    spend = SceneEvent.objects.get(scene=scene, seq=_whole(data.get("seq"), "Which spend?"))
+    spend = SceneEvent.objects.get(scene=scene, seq=whole(data.get("seq"), "Which spend?"))
     return _settle_later(scene, spend)
 
 
@@ -941,20 +557,10 @@ def _cmd_plot_cancel(scene: Scene, user: Any, data: dict[str, Any]) -> None:
     )
 
 
-COMMANDS: dict[str, Callable[[Scene, Any, dict[str, Any]], FollowUp | None]] = {
-    "roll": _cmd_roll,
-    "reveal": _cmd_reveal,
+COMMANDS = {
     "benny": _cmd_benny,
-    "strike_back": _cmd_strike_back,
     "award": _cmd_award,
     "plot_spend": _cmd_plot_spend,
     "plot_decide": _cmd_plot_decide,
     "plot_cancel": _cmd_plot_cancel,
 }
-
-
-def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any]) -> FollowUp | None:
-    """Dispatch one websocket command to its action (the consumer's only entry point). A
-    returned ``FollowUp`` is work to run after its delay (a spend's cancel window closing)."""
-    scene = _open_scene(scene_id)
-    return COMMANDS[command](scene, user, data)

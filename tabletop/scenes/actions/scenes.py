@@ -1,0 +1,96 @@
+"""Scenes: the GM creates, opens and closes them; who is connected shows live."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from tabletop.campaigns.models import Campaign
+from tabletop.scenes import selectors
+from tabletop.scenes.actions.base import (
+    require_gm,
+)
+from tabletop.scenes.audiences import gm_group, players_group
+from tabletop.scenes.events import record_event
+from tabletop.scenes.frames import presence_frame
+from tabletop.scenes.models import Presence, Scene
+
+# --- scenes --------------------------------------------------------------------------------------
+
+
+def scene_create(*, campaign: Campaign, actor: Any, name: str) -> Scene:
+    require_gm(campaign, actor)
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": "Give the scene a name."})
+    if len(name) > 100:
+        raise ValidationError({"name": "Keep the name under 100 characters."})
+    with transaction.atomic():
+        return Scene.objects.create(campaign=campaign, name=name)
+
+
+def scene_open(*, scene: Scene, actor: Any) -> Scene:
+    require_gm(scene.campaign, actor)
+    with transaction.atomic():
+        scene = Scene.objects.select_for_update().get(pk=scene.pk)
+        if scene.status == Scene.Status.OPEN:
+            return scene
+        scene.status = Scene.Status.OPEN
+        scene.opened_at = timezone.now()
+        scene.closed_at = None
+        scene.save(update_fields=["status", "opened_at", "closed_at"])
+        record_event(scene=scene, kind="scene_opened", actor=actor, public={"name": scene.name})
+    return scene
+
+
+def scene_close(*, scene: Scene, actor: Any) -> Scene:
+    require_gm(scene.campaign, actor)
+    with transaction.atomic():
+        scene = Scene.objects.select_for_update().get(pk=scene.pk)
+        if scene.status != Scene.Status.OPEN:
+            raise ValidationError("Only an open scene can be closed.")
+        scene.status = Scene.Status.CLOSED
+        scene.closed_at = timezone.now()
+        scene.save(update_fields=["status", "closed_at"])
+        record_event(scene=scene, kind="scene_closed", actor=actor, public={"name": scene.name})
+    return scene
+
+
+# --- presence ------------------------------------------------------------------------------------
+
+
+def _broadcast_presence(scene_id: int) -> None:
+    scene = Scene.objects.select_related("campaign").get(pk=scene_id)
+    html = presence_frame(
+        scene_id=scene_id,
+        users=selectors.online_users(scene_id=scene_id),
+        gm_id=scene.campaign.gm_id,
+    )
+    send = async_to_sync(get_channel_layer().group_send)
+    for group in (gm_group(scene_id), players_group(scene_id)):
+        send(group, {"type": "scene.presence", "html": html})
+
+
+def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:
+    with transaction.atomic():
+        Presence.objects.update_or_create(
+            channel_name=channel_name,
+            defaults={"scene_id": scene_id, "user": user, "last_seen": timezone.now()},
+        )
+        transaction.on_commit(partial(_broadcast_presence, scene_id))
+
+
+def presence_leave(*, scene_id: int, channel_name: str) -> None:
+    with transaction.atomic():
+        Presence.objects.filter(channel_name=channel_name).delete()
+        transaction.on_commit(partial(_broadcast_presence, scene_id))
+
+
+def presence_touch(*, channel_name: str) -> None:
+    Presence.objects.filter(channel_name=channel_name).update(last_seen=timezone.now())
