@@ -6,6 +6,7 @@ class ScenesConfig(AppConfig):
     label = "scenes"
 
     def ready(self) -> None:
-        from tabletop.scenes.systems import load_all
+        from tabletop.scenes import procedures, systems
 
-        load_all()
+        systems.load_all()
+        procedures.load_all()

@@ -17,6 +17,7 @@ from tabletop.characters.models import Character
 from tabletop.characters.sheets import CURRENCY_LABELS, spec_for
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.procedures import render_procedure_panels
 
 #: Currencies the GM steps up and down from the dashboard (the rest live on the sheet).
 DASHBOARD_STEPS = ("bennies", "plot_points", "hits", "lasting_hits")
@@ -87,6 +88,10 @@ def render_panels(scene: Scene, viewer: Viewer, *, oob: bool) -> str:
     html = render_to_string("scenes/_party.html", ctx)
     if viewer.is_gm:
         html += render_to_string("scenes/_dashboard.html", ctx)
+    if oob:
+        # Procedure panels are on the page already; a page load renders them itself.
+        scene.refresh_from_db(fields=["state"])
+        html += "".join(render_procedure_panels(scene, viewer, oob=True))
     return html
 
 

@@ -18,6 +18,7 @@ from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_card, visible_events
 from tabletop.scenes.models import Scene
 from tabletop.scenes.panels import panel_context
+from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.selectors import online_users
 from tabletop.scenes.systems import ROLL_KINDS, kinds_for
 
@@ -71,6 +72,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "scenes/scene.html",
         {
             **panel_context(scene, viewer),
+            "procedure_panels": render_procedure_panels(scene, viewer, oob=False),
             "plot_uses": plot_uses,
             "spenders": [c for c in characters if c.kind == Character.Kind.PC],
             "cancel_seconds": ruleset.get("plot_point_cancel_seconds"),
