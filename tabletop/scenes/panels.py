@@ -21,6 +21,7 @@ from tabletop.scenes.procedures import render_procedure_panels
 
 #: Currencies the GM steps up and down from the dashboard (the rest live on the sheet).
 DASHBOARD_STEPS = ("bennies", "plot_points", "hits", "lasting_hits")
+PLAYERS_CURRENCIES = ("bennies", "plot_points", "development_points")
 
 
 def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
@@ -34,12 +35,16 @@ def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
             value: Any = getattr(character, field)
             if field == "plot_points":
                 value = f"{character.plot_points} / {character.plot_points_total}"
+            players_own = field in PLAYERS_CURRENCIES
+            if players_own and character.kind != Character.Kind.PC:
+                value = "—"  # bennies and plot points are the players' (seeds 002, 004)
             values.append(
                 {
                     "field": field,
                     "label": CURRENCY_LABELS[field],
                     "value": value,
-                    "steps": field in DASHBOARD_STEPS,
+                    "steps": field in DASHBOARD_STEPS
+                    and (character.kind == Character.Kind.PC or not players_own),
                 }
             )
         resources = [
