@@ -1,0 +1,192 @@
+"""The authorization matrix for websocket commands: every command × every role at the table
+(the GM, the owner of the character concerned, another player). Non-members and anonymous users
+never get a socket (tests/tabletop/scenes/test_audiences.py and the origin tests prove that), so
+the matrix calls ``run_command``, the consumer's only entry point, directly.
+
+A command added without a row here fails ``test_every_command_has_a_rule``. A refused command
+raises and leaves the scene's events and every character's currencies as they were.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from rules.core import RulesError
+from tabletop.characters.models import Character
+from tabletop.scenes import actions
+from tabletop.scenes.models import SceneEvent
+from tests.tabletop.scenes.conftest import make_table
+
+ROLES = ("gm", "owner", "player")
+OK, DENIED = "ok", "denied"
+
+
+@dataclass
+class Situation:
+    table: Any
+    payload: dict[str, Any]
+
+
+def _conductor(bennies: int = 1):
+    table = make_table(system="conductor")
+    mira = Character.objects.create(
+        campaign=table.campaign,
+        owner=table.alice,
+        name="Mira",
+        skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
+        bennies=bennies,
+    )
+    troll = Character.objects.create(
+        campaign=table.campaign, owner=table.gm, name="Troll", kind="foe", difficulty=7
+    )
+    return table, mira, troll
+
+
+def _percentile():
+    table = make_table(system="percentile")
+    ann = Character.objects.create(
+        campaign=table.campaign, owner=table.alice, name="Ann", plot_points=3, plot_points_total=3
+    )
+    ben = Character.objects.create(
+        campaign=table.campaign, owner=table.bob, name="Ben", plot_points=3, plot_points_total=3
+    )
+    return table, ann, ben
+
+
+def roll_dice_box() -> Situation:
+    table = make_table(system="conductor")
+    return Situation(table, {"roll_kind": "expression", "expression": "2d6"})
+
+
+def roll_for_a_character() -> Situation:
+    table, mira, _ = _conductor()
+    payload = {
+        "roll_kind": "conductor_standard",
+        "character": mira.pk,
+        "skill_name": "Acrobatics",
+        "difficulty": "5",
+    }
+    return Situation(table, payload)
+
+
+def reveal() -> Situation:
+    table = make_table(system="conductor")
+    roll = actions.roll_make(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="expression",
+        mode="gm",
+        data={"expression": "1d6"},
+    )
+    return Situation(table, {"seq": roll.seq})
+
+
+def _missed_attack(table, mira, troll) -> SceneEvent:
+    # Two dice that can't reach the troll's 7 without bennies: the strike-back waits.
+    return actions.roll_make(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="conductor_attack",
+        character=mira,
+        data={"skill_name": "Acrobatics"},
+        foe=troll,
+        rng=random.Random(3),
+    )
+
+
+def strike_back() -> Situation:
+    table, mira, troll = _conductor()
+    roll = _missed_attack(table, mira, troll)
+    assert roll.public["strike_back"]["status"] == "pending"
+    return Situation(table, {"seq": roll.seq})
+
+
+def benny() -> Situation:
+    table, mira, troll = _conductor()
+    roll = _missed_attack(table, mira, troll)
+    return Situation(table, {"seq": roll.seq, "die": "0"})
+
+
+def award() -> Situation:
+    table, mira, _ = _conductor()
+    return Situation(table, {"character": mira.pk, "field": "bennies", "amount": "1"})
+
+
+def plot_spend() -> Situation:
+    table, ann, _ = _percentile()
+    return Situation(table, {"character": ann.pk, "use": "lessen_wound"})
+
+
+def plot_decide() -> Situation:
+    table, ann, _ = _percentile()
+    spend = actions.plot_spend(scene=table.scene, actor=table.alice, character=ann, use="clue")
+    return Situation(table, {"seq": spend.seq, "decision": "approve"})
+
+
+def plot_cancel() -> Situation:
+    # The "owner" is the spender, who may not cancel their own spend; the other player may.
+    table, ann, ben = _percentile()
+    spend = actions.plot_spend(
+        scene=table.scene, actor=table.alice, character=ann, use="lessen_wound"
+    )
+    return Situation(table, {"seq": spend.seq, "character": "{own}"})
+
+
+#: command -> (situation, who may: {role: ok/denied})
+RULES: dict[str, tuple[Callable[[], Situation], dict[str, str]]] = {
+    "roll": (roll_dice_box, {"gm": OK, "owner": OK, "player": OK}),
+    "roll (character)": (roll_for_a_character, {"gm": OK, "owner": OK, "player": DENIED}),
+    "reveal": (reveal, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "strike_back": (strike_back, {"gm": OK, "owner": OK, "player": DENIED}),
+    "benny": (benny, {"gm": DENIED, "owner": OK, "player": DENIED}),
+    "award": (award, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "plot_spend": (plot_spend, {"gm": DENIED, "owner": OK, "player": DENIED}),
+    "plot_decide": (plot_decide, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "plot_cancel": (plot_cancel, {"gm": DENIED, "owner": DENIED, "player": OK}),
+}
+
+
+def test_every_command_has_a_rule():
+    covered = {name.split(" ")[0] for name in RULES}
+    assert set(actions.COMMANDS) - covered == set(), "commands without an authorization rule"
+    assert covered - set(actions.COMMANDS) == set(), "rules for commands that no longer exist"
+
+
+def _state() -> tuple:
+    currencies = tuple(
+        Character.objects.order_by("pk").values_list("bennies", "plot_points", "hits")
+    )
+    events = tuple(SceneEvent.objects.order_by("pk").values_list("pk", "public"))
+    return currencies, events
+
+
+MATRIX = [(name, role) for name in RULES for role in ROLES]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "role"), MATRIX, ids=[f"{n}-{r}" for n, r in MATRIX])
+def test_command_authorization(settings, name: str, role: str):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    build, expect = RULES[name]
+    situation = build()
+    table = situation.table
+    user = {"gm": table.gm, "owner": table.alice, "player": table.bob}[role]
+    payload = dict(situation.payload)
+    if payload.get("character") == "{own}":
+        own = Character.objects.filter(owner=user, campaign=table.campaign).first()
+        payload["character"] = own.pk if own else ""
+    before = _state()
+    command = name.split(" ")[0]
+    if expect[role] == OK:
+        actions.run_command(command=command, scene_id=table.scene.pk, user=user, data=payload)
+        assert _state() != before, f"{name} by {role} was allowed but did nothing"
+    else:
+        with pytest.raises((PermissionDenied, ValidationError, RulesError)):
+            actions.run_command(command=command, scene_id=table.scene.pk, user=user, data=payload)
+        assert _state() == before, f"{name} refused {role} yet changed something"
