@@ -1,0 +1,51 @@
+"""Scale-out (issue 4): two daphne processes sharing PostgreSQL and Redis act as one table.
+
+A roll made through process A reaches a socket on process B live, through the Redis channel
+layer (both channels-redis layers), and the other way round. The heartbeat is off for the
+test's length and the frames must be the live rendering, so they came over the layer, not from a
+database catch-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.services.live import LiveTable
+
+pytestmark = pytest.mark.services
+
+
+@pytest.mark.parametrize("layer", ["core", "pubsub"])
+async def test_a_roll_on_process_a_reaches_a_player_on_process_b(
+    layer, daphnes, shared_redis_url, tables
+):
+    a = daphnes.start(
+        REDIS_URL=shared_redis_url, CHANNEL_LAYER=layer, SCENE_HEARTBEAT_SECONDS="600"
+    )
+    b, table = await asyncio.gather(
+        asyncio.to_thread(daphnes.another, a), asyncio.to_thread(LiveTable.create, a)
+    )
+    tables.append(table)
+    gm = await table.join("gm", a)
+    alice = await table.join("alice", b)
+
+    await gm.roll("1d1000+100000")
+    await alice.wait_for_seq(2)
+    assert alice.frame(2).live, "the roll must come over the layer, not from a catch-up"
+    assert gm.frame(2).live
+
+    # And back: the player rolls on B, the GM on A sees it live.
+    await alice.roll("1d1000+200000")
+    await gm.wait_for_seq(3)
+    assert gm.frame(3).live
+
+    totals = await table.roll_totals()
+    assert set(totals) == {2, 3}
+    for seq, total in totals.items():
+        assert str(total) in alice.frame(seq).html
+        assert str(total) in gm.frame(seq).html
+    assert alice.seqs() == gm.seqs() == [1, 2, 3]
+    assert alice.errors == gm.errors == []
+    assert alice.connections == gm.connections == 1
