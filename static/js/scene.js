@@ -28,11 +28,33 @@
     }).join("");
   }
 
+  // Commitments as first published, by the element that showed them sealed ("event-12"): a
+  // reveal must match what this page saw before, not only the commitment it brings along.
+  var sealedCommitments = {};
+
+  function holderOf(el) {
+    var holder = el.closest("[id]");
+    return holder ? holder.id : "";
+  }
+
+  function rememberSealed(root) {
+    (root || document).querySelectorAll(".commitment.sealed[data-commitment]").forEach(function (el) {
+      var key = holderOf(el);
+      if (key && !sealedCommitments[key]) { sealedCommitments[key] = el.getAttribute("data-commitment"); }
+    });
+  }
+
   // A revealed secret carries its canonical JSON text and nonce: recompute the commitment.
   function verifyCommitments(root) {
     (root || document).querySelectorAll(".commitment[data-secret]:not([data-checked])").forEach(function (el) {
       el.setAttribute("data-checked", "1");
       var status = el.querySelector(".verify-status");
+      var first = sealedCommitments[holderOf(el)];
+      if (first && first !== el.getAttribute("data-commitment")) {
+        el.classList.add("mismatch");
+        if (status) { status.textContent = "⚠ DOES NOT MATCH the commitment published before: this result was altered"; }
+        return;
+      }
       var text = el.getAttribute("data-secret") + ":" + el.getAttribute("data-nonce");
       if (!window.crypto || !window.crypto.subtle) {
         if (status) { status.textContent = "cannot verify here (needs HTTPS)"; }
@@ -87,6 +109,7 @@
     lastSeq = parseInt(root.getAttribute("data-last-seq") || "0", 10);
     noteSeq(log());
     pruneControls(document);
+    rememberSealed(document);
     verifyCommitments(document);
     scrollLog();
     tickCountdowns();
@@ -118,6 +141,7 @@
 
   document.body.addEventListener("htmx:wsAfterMessage", function () {
     pruneControls(document);
+    rememberSealed(document);
     tickCountdowns();
     noteSeq(log());
     verifyCommitments(document);

@@ -83,3 +83,26 @@ def test_a_blind_roll_stays_hidden_until_revealed_then_verifies(browser: Browser
     expect(player.locator(".event-roll .roll-summary")).to_have_text(value)
     expect(player.locator(".event-roll .verify-status")).to_have_text("✔ verified")
     expect(gm.locator(".event-roll .verify-status")).to_have_text("✔ verified")
+
+
+def test_a_secret_altered_after_it_was_sealed_is_flagged(browser: Browser, server):
+    gm, player = open_scene(browser, server, "Demo: Conductor")
+    dice = panel(player, "Dice")
+    dice.get_by_label("Dice expression").fill("1d6")
+    dice.locator('select[name="mode"]').select_option("blind")
+    dice.get_by_role("button", name="Roll").click()
+    expect(player.locator(".event-roll .commitment.sealed")).to_have_count(1)
+    # A dishonest server rewrites the result AND a matching commitment before revealing: each
+    # revealed card is self-consistent, but the player's page saw another commitment sealed.
+    server.shell(
+        "from tabletop.scenes.models import SceneEvent; "
+        "from tabletop.scenes.commitments import commitment_for; "
+        "e = SceneEvent.objects.get(kind='roll'); e.secret['summary'] = 'Total 6'; "
+        "e.commitment = commitment_for(e.secret, e.nonce); e.save()"
+    )
+    gm.reload()
+    expect(gm.locator("#connection")).to_have_text("live")
+    gm.locator(".event-roll").get_by_role("button", name="Reveal to everyone").click()
+    status = player.locator(".event-roll .verify-status")
+    expect(status).to_contain_text("DOES NOT MATCH the commitment published before")
+    expect(player.locator(".event-roll .commitment")).to_have_class(re.compile("mismatch"))

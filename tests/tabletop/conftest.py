@@ -29,6 +29,12 @@ requires_redis = pytest.mark.skipif(
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    # Tests create many users; production keeps Django's slow, strong default.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _in_memory_channel_layer(settings, request: pytest.FixtureRequest):
     """Unit tests use the in-memory layer unless they test Redis on purpose."""
     if request.node.get_closest_marker("services") is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from typing import Any
 
@@ -22,6 +23,8 @@ from tabletop.scenes.frames import presence_frame
 from tabletop.scenes.models import Presence, Scene
 
 # --- scenes --------------------------------------------------------------------------------------
+
+log = logging.getLogger(__name__)
 
 
 def scene_create(*, campaign: Campaign, actor: Any, name: str) -> Scene:
@@ -74,7 +77,10 @@ def _broadcast_presence(scene_id: int) -> None:
     )
     send = async_to_sync(get_channel_layer().group_send)
     for group in (gm_group(scene_id), players_group(scene_id)):
-        send(group, {"type": "scene.presence", "html": html})
+        try:
+            send(group, {"type": "scene.presence", "html": html})
+        except Exception:  # the layer is down: presence is refreshed on the next join or leave
+            log.exception("presence of scene %s not broadcast to %s", scene_id, group)
 
 
 def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:

@@ -150,6 +150,7 @@ async def test_removed_player_socket_closes_and_gets_nothing_more(table):
     assert (await bob.communicator.receive_output(timeout=1))["type"] == "websocket.close"
     await alice.send(command="roll", roll_kind="expression", expression=DISTINCT, mode="public")
     await drain_all(gm, alice)
+    assert await bob.communicator.receive_nothing(timeout=0.5), "a removed player got a frame"
     assert bob.event_frames() == []
     assert any("event-roll" in frame for frame in alice.event_frames())  # others play on
     for sock in (gm, alice):
