@@ -46,7 +46,8 @@ def test_a_benny_spend_updates_the_card_for_gm_and_player(browser: Browser, serv
     expect(card).to_have_count(1)
     expect(gm.locator(".event-roll")).to_have_count(1)
     kestrel = '#party tr:has-text("Kestrel") td[data-field="bennies"]'
-    expect(player.locator(kestrel)).to_have_text("3")
+    bennies = int(player.locator(kestrel).inner_text())
+    assert bennies >= 1, "seed_demo gives Kestrel bennies"
 
     # Only the roller's page offers the spend; the GM's copy of the card has no such button.
     expect(gm.get_by_role("button", name="Spend a benny: +1")).to_have_count(0)
@@ -58,10 +59,10 @@ def test_a_benny_spend_updates_the_card_for_gm_and_player(browser: Browser, serv
         expect(roll.locator(".spends")).to_contain_text("alice: benny +1")
         expect(roll.locator(".dice-line")).to_contain_text(f"= {total + 1}")
         expect(page.locator(".event-benny")).to_contain_text("spent a benny")
-        expect(page.locator(kestrel)).to_have_text("2")
+        expect(page.locator(kestrel)).to_have_text(str(bennies - 1))
     expect(
         gm.locator('#gm-dashboard tr:has-text("Kestrel") td[data-field="bennies"] .value')
-    ).to_have_text("2")
+    ).to_have_text(str(bennies - 1))
 
 
 def test_a_blind_roll_stays_hidden_until_revealed_then_verifies(browser: Browser, server):
@@ -97,7 +98,7 @@ def test_a_secret_altered_after_it_was_sealed_is_flagged(browser: Browser, serve
     server.shell(
         "from tabletop.scenes.models import SceneEvent; "
         "from tabletop.scenes.commitments import commitment_for; "
-        "e = SceneEvent.objects.get(kind='roll'); e.secret['summary'] = 'Total 6'; "
+        "e = SceneEvent.objects.filter(kind='roll').latest('pk'); e.secret['summary'] = 'Total 6'; "
         "e.commitment = commitment_for(e.secret, e.nonce); e.save()"
     )
     gm.reload()
