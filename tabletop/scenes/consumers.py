@@ -193,6 +193,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                 await self.check_for_gap()
                 await database_sync_to_async(actions.presence_touch)(channel_name=self.channel_name)
                 await database_sync_to_async(actions.settle_due)(scene_id=self.scene_id)
+                await database_sync_to_async(actions.procedures.resolve_due)(scene_id=self.scene_id)
             except Exception:  # a heartbeat must never kill the socket
                 log.exception("scene heartbeat failed")
 

@@ -438,6 +438,29 @@ def test_party_changes():
     round_trip(expedition)
 
 
+def test_party_changes_mid_day_count_at_the_days_end():
+    # The web layer lets the GM change the party between phases; the day's end must follow.
+    expedition = start_expedition(members=PARTY)
+    expedition, _ = expedition.choose_action("b", "Forage", survival=3, rng=ScriptedRng((12, 8)))
+    expedition, _ = expedition.end_phase(rng=ScriptedRng((6, 4)))
+    assert expedition.foragers_today == ("b",)
+    # Bo leaves with his forage: the supply roll is made after all.
+    expedition, _ = expedition.remove_member("b")
+    assert expedition.foragers_today == ()
+    # Ann rests at an inn (outside the phases): it counts for today.
+    expedition, events = expedition.rest("a")
+    assert events == () and expedition.members[0].rested_today
+    # Di joins at Night and never rests: a no-rest hit like everyone else who did not rest.
+    expedition, _ = expedition.end_phase(rng=ScriptedRng((6, 4)))
+    expedition, _ = expedition.add_member("d", "Di")
+    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 4), (12, 9)))
+    assert kinds(events) == ["wilderness_roll", "supply_roll"] + ["lasting_hit"] * 2 + [
+        "phase_ended"
+    ]
+    assert [e.character for e in events if isinstance(e, LastingHit)] == ["c", "d"]
+    assert [(m.id, m.no_rest_hits) for m in expedition.members] == [("a", 0), ("c", 1), ("d", 1)]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

@@ -12,8 +12,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tabletop.scenes.actions import base, rolls, spends
+from tabletop.scenes.actions import base, challenges, expedition, procedures, rolls, spends
 from tabletop.scenes.actions.base import FollowUp, foe_for
+from tabletop.scenes.actions.challenges import (
+    challenge_adjust,
+    challenge_call_off,
+    challenge_reveal,
+    challenge_setup,
+    challenge_toolkit,
+)
+from tabletop.scenes.actions.expedition import (
+    expedition_choose_action,
+    expedition_choose_travel,
+    expedition_end,
+    expedition_end_phase,
+    expedition_forage_benny,
+    expedition_party,
+    expedition_start,
+    heal_apply,
+)
 from tabletop.scenes.actions.rolls import ROLL_MODES, roll_make, roll_reveal, strike_back_accept
 from tabletop.scenes.actions.scenes import (
     presence_join,
@@ -40,6 +57,9 @@ from tabletop.scenes.models import Scene
 COMMANDS: dict[str, Callable[[Scene, Any, dict[str, Any]], FollowUp | None]] = {
     **rolls.COMMANDS,
     **spends.COMMANDS,
+    **challenges.COMMANDS,
+    **expedition.COMMANDS,
+    **procedures.COMMANDS,
 }
 
 
@@ -59,8 +79,21 @@ __all__ = [
     "FollowUp",
     "base",
     "benny_spend",
+    "challenge_adjust",
+    "challenge_call_off",
+    "challenge_reveal",
+    "challenge_setup",
+    "challenge_toolkit",
     "currency_adjust",
+    "expedition_choose_action",
+    "expedition_choose_travel",
+    "expedition_end",
+    "expedition_end_phase",
+    "expedition_forage_benny",
+    "expedition_party",
+    "expedition_start",
     "foe_for",
+    "heal_apply",
     "plot_spend",
     "plot_spend_cancel",
     "plot_spend_decide",

@@ -17,6 +17,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from rules import conductor
+from rules.core import RulesError
+from tabletop.characters.models import Character
 from tabletop.characters.sheets import display_skill
 from tabletop.scenes.systems import RollKind, RollOutcome, field_int, odds_rows, percent, register
 
@@ -240,5 +242,186 @@ register(
         roll=attack_roll,
         odds=attack_odds,
         targets_foe=True,
+    )
+)
+
+
+# --- healing and poison: attack rolls with their own purpose -------------------------------------
+
+
+def sheet_skill(character: Any, skill: str, *, ruleset: Any = None) -> tuple[str, int]:
+    """(label, value) of one named skill on a sheet (Survival, Healing, Poison): the best of the
+    sheet's entries for it (a specified one counts +1), or ("untrained", 0) without one."""
+    best: tuple[str, int] | None = None
+    for row in character.skills or []:
+        name = str(row.get("name", ""))
+        if name.casefold() != skill.casefold():
+            continue
+        specialisation = row.get("specialisation", "") or ""
+        try:
+            value = conductor.effective_skill(
+                skill=name,
+                value=row.get("value", 0),
+                specification=specialisation or None,
+                ruleset=ruleset,
+            )
+        except RulesError:
+            continue  # an entry the campaign's ruleset no longer allows counts as untrained
+        if best is None or value > best[1]:
+            best = (display_skill(name, specialisation), value)
+    return best or (UNTRAINED, 0)
+
+
+def _named_skill(data, character, ruleset, skill: str) -> tuple[str, int]:
+    # Healing heals with the Healing skill, poison is brewed with Poison (seed "Skill
+    # Descriptions"); off-sheet the panel's numeric skill is used, as for the other rolls.
+    if character is None:
+        value = field_int(data, "skill", label="Skill", low=0, high=SKILL_MAX)
+        return f"skill {value}", value
+    return sheet_skill(character, skill, ruleset=ruleset)
+
+
+def _harm_difficulty(data, ruleset) -> int:
+    """The harm's source's difficulty: a picked foe's (set by roll_make), the typed one, or the
+    ruleset's ``healing_difficulty`` (seed: "or 3 if not specified") when left blank."""
+    if data.get("difficulty") in (None, ""):
+        return conductor.validate_ruleset(ruleset)["healing_difficulty"]
+    return field_int(
+        data, "difficulty", label="Harm's difficulty", low=0, high=ATTACK_DIFFICULTY_MAX
+    )
+
+
+def _patient(data, character) -> Any:
+    """The character being healed: one of the healer's campaign (checked here, where the roll
+    is made; the sheet changes when the heal is applied, ``actions.heal_apply``)."""
+    if character is None:
+        raise ValidationError("Pick the healer: the character whose Healing skill is rolled.")
+    raw = data.get("patient")
+    if raw in (None, ""):
+        raise ValidationError("Pick the patient: the character being healed.")
+    try:
+        pk = int(str(raw))
+    except ValueError:
+        raise ValidationError("Pick the patient from the list.") from None
+    patient = Character.objects.filter(pk=pk, campaign_id=character.campaign_id).first()
+    if patient is None:
+        raise ValidationError("That patient is not in this campaign.")
+    return patient
+
+
+def heal_outcome(
+    result: conductor.HealingResult, *, label: str, patient: Any, harm: str = ""
+) -> RollOutcome:
+    """The card of a heal: the attack roll's dice (flat, so the attack card shows them) and what
+    it does to the patient: each hit heals one hit; no die at the difficulty costs them 1 hit."""
+    detail = {
+        **result.roll.to_dict(),
+        "skill_label": label,
+        "foe": harm,
+        "patient_id": patient.pk,
+        "patient": patient.name,
+        "hits_healed": result.hits_healed,
+        "patient_takes_hit": result.patient_takes_hit,
+        "time_spent": result.time_spent,
+    }
+    if result.patient_takes_hit:
+        summary = f"Every die under {result.roll.difficulty}: {patient.name} takes 1 hit"
+    else:
+        healed = result.hits_healed
+        summary = f"Heals {healed} {'hit' if healed == 1 else 'hits'} on {patient.name}"
+    pool = sum(1 for d in result.roll.dice if d.source is None)
+    against = f"{harm}'s harm ({result.roll.difficulty})" if harm else result.roll.difficulty
+    return RollOutcome(
+        title=f"{patient.name} treated with {label} ({pool}d6) vs {against}",
+        summary=summary,
+        detail=detail,
+        outcome="failure" if result.patient_takes_hit else "success",
+    )
+
+
+def heal_roll(*, data, character, ruleset, rng) -> RollOutcome:
+    patient = _patient(data, character)
+    label, skill = _named_skill(data, character, ruleset, "Healing")
+    difficulty = _harm_difficulty(data, ruleset)
+    result = conductor.heal(skill=skill, harm_difficulty=difficulty, ruleset=ruleset, rng=rng)
+    return heal_outcome(result, label=label, patient=patient, harm=str(data.get("foe_name") or ""))
+
+
+def heal_odds(*, data, character, ruleset) -> dict[str, Any]:
+    if character is None:
+        raise ValidationError("Pick the healer to see the odds.")
+    _, skill = _named_skill(data, character, ruleset, "Healing")
+    difficulty = _harm_difficulty(data, ruleset)
+    top = 1 + skill + EXTRA_HIT_ROWS
+    dist = conductor.attack_hit_distribution(skill=skill, difficulty=difficulty, top=top)
+    labels = {0: "No hit: the patient takes 1 hit", 1: "Heals 1 hit"}
+    labels.update({h: f"Heals {h} hits" for h in range(2, top)})
+    labels[top] = f"Heals {top}+ hits"
+    note = (
+        "Each hit heals one of the patient's hits (never below none). Harm from different "
+        "sources heals separately; a heal takes a unit of time."
+    )
+    return {"rows": odds_rows(dist, labels=labels), "note": note}
+
+
+def poison_outcome(result: conductor.PoisonResult, *, label: str) -> RollOutcome:
+    """The card of a poison: its hits are the difficulty of the foe it works on; it costs one
+    unit of time and one of loot, which no sheet tracks, so the card says so."""
+    detail = {
+        **result.roll.to_dict(),
+        "skill_label": label,
+        "foe_difficulty": result.foe_difficulty,
+        "time_spent": result.time_spent,
+        "loot_spent": result.loot_spent,
+    }
+    strength = result.foe_difficulty
+    if strength:
+        summary = f"A poison for a foe of difficulty {strength}"
+    else:
+        summary = "A useless brew: it works on no foe"
+    pool = sum(1 for d in result.roll.dice if d.source is None)
+    return RollOutcome(
+        title=f"Brewed with {label} ({pool}d6) vs {result.roll.difficulty}",
+        summary=summary,
+        detail=detail,
+        outcome="success" if strength else "failure",
+    )
+
+
+def poison_roll(*, data, character, ruleset, rng) -> RollOutcome:
+    label, skill = _named_skill(data, character, ruleset, "Poison")
+    result = conductor.make_poison(skill=skill, ruleset=ruleset, rng=rng)
+    return poison_outcome(result, label=label)
+
+
+def poison_odds(*, data, character, ruleset) -> dict[str, Any]:
+    _, skill = _named_skill(data, character, ruleset, "Poison")
+    difficulty = conductor.validate_ruleset(ruleset)["poison_difficulty"]
+    top = 1 + skill + EXTRA_HIT_ROWS
+    dist = conductor.attack_hit_distribution(skill=skill, difficulty=difficulty, top=top)
+    labels = {0: "Useless: works on no foe"}
+    labels.update({h: f"For a foe of difficulty {h}" for h in range(1, top)})
+    labels[top] = f"For a foe of difficulty {top}+"
+    note = f"An attack roll against {difficulty}; costs one unit of time and one of loot."
+    return {"rows": odds_rows(dist, labels=labels), "note": note}
+
+
+register(
+    RollKind(
+        name="conductor_heal",
+        label="Healing",
+        systems=("conductor",),
+        roll=heal_roll,
+        odds=heal_odds,
+        targets_foe=True,  # the foe that caused the harm sets the difficulty
+    )
+)
+register(
+    RollKind(
+        name="conductor_poison",
+        label="Poison",
+        systems=("conductor",),
+        roll=poison_roll,
+        odds=poison_odds,
     )
 )

@@ -20,8 +20,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from rules.core import RulesError
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
-from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.models import Scene, SceneEvent
 from tests.tabletop.scenes.conftest import make_table
+from tests.tabletop.scenes.test_procedures_authorization import PROCEDURE_RULES
 
 ROLES = ("gm", "owner", "player")
 OK, DENIED = "ok", "denied"
@@ -138,6 +139,93 @@ def plot_cancel() -> Situation:
     return Situation(table, {"seq": spend.seq, "character": "{own}"})
 
 
+def _expedition() -> tuple[Any, Character]:
+    table, mira, _ = _conductor()
+    actions.expedition_start(scene=table.scene, actor=table.gm, members=[mira])
+    return table, mira
+
+
+def expedition_start() -> Situation:
+    table, mira, _ = _conductor()
+    return Situation(table, {"members": [str(mira.pk)]})
+
+
+def expedition_action() -> Situation:
+    table, mira = _expedition()
+    return Situation(table, {"character": mira.pk, "action": "Rest"})
+
+
+def expedition_benny() -> Situation:
+    table, mira = _expedition()
+    actions.expedition_choose_action(
+        scene=table.scene, actor=table.alice, character=mira, action="Forage", rng=random.Random(1)
+    )
+    return Situation(table, {"character": mira.pk})
+
+
+def expedition_travel() -> Situation:
+    # The "owner" has a character in the party; the other player has none.
+    table, _ = _expedition()
+    return Situation(table, {"travel": "Trek"})
+
+
+def expedition_gm() -> Situation:
+    table, mira = _expedition()
+    return Situation(table, {"change": "mounted", "character": mira.pk})
+
+
+def heal_apply() -> Situation:
+    table, mira, _ = _conductor()
+    roll = actions.roll_make(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="conductor_heal",
+        character=mira,
+        data={"patient": str(mira.pk), "difficulty": "3"},
+        rng=random.Random(2),
+    )
+    return Situation(table, {"seq": roll.seq})
+
+
+def _challenge(seed: int = 192) -> tuple[Any, Character]:
+    # Seed 192: the chain 5 7 [6] 7; seed 2: only the 5 in view, ready for a reveal.
+    table = make_table(system="annulus")
+    mira = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Mira")
+    actions.challenge_setup(
+        scene=table.scene,
+        actor=table.gm,
+        difficulty="easy",
+        types=["Finesse"],
+        length=4,
+        rng=random.Random(seed),
+    )
+    return table, mira
+
+
+def challenge_setup() -> Situation:
+    return Situation(make_table(system="annulus"), {"difficulty": "easy", "type_1": "Force"})
+
+
+def challenge_adjust() -> Situation:
+    table, mira = _challenge()
+    return Situation(table, {"die": "0", "direction": "1", "character": mira.pk})
+
+
+def challenge_reveal() -> Situation:
+    table, _ = _challenge(seed=2)
+    return Situation(table, {"position": "0"})
+
+
+def challenge_toolkit() -> Situation:
+    table, mira = _challenge()
+    return Situation(table, {"ability": "Survey", "character": mira.pk})
+
+
+def challenge_call_off() -> Situation:
+    table, _ = _challenge()
+    return Situation(table, {})
+
+
 #: command -> (situation, who may: {role: ok/denied})
 RULES: dict[str, tuple[Callable[[], Situation], dict[str, str]]] = {
     "roll": (roll_dice_box, {"gm": OK, "owner": OK, "player": OK}),
@@ -149,11 +237,26 @@ RULES: dict[str, tuple[Callable[[], Situation], dict[str, str]]] = {
     "plot_spend": (plot_spend, {"gm": DENIED, "owner": OK, "player": DENIED}),
     "plot_decide": (plot_decide, {"gm": OK, "owner": DENIED, "player": DENIED}),
     "plot_cancel": (plot_cancel, {"gm": DENIED, "owner": DENIED, "player": OK}),
+    "expedition_start": (expedition_start, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "expedition_action": (expedition_action, {"gm": OK, "owner": OK, "player": DENIED}),
+    "expedition_benny": (expedition_benny, {"gm": DENIED, "owner": OK, "player": DENIED}),
+    "expedition_travel": (expedition_travel, {"gm": OK, "owner": OK, "player": DENIED}),
+    "expedition_end_phase": (expedition_gm, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "expedition_party": (expedition_gm, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "expedition_end": (expedition_gm, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "heal_apply": (heal_apply, {"gm": OK, "owner": OK, "player": DENIED}),
+    "challenge_setup": (challenge_setup, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "challenge_adjust": (challenge_adjust, {"gm": OK, "owner": OK, "player": DENIED}),
+    "challenge_reveal": (challenge_reveal, {"gm": OK, "owner": DENIED, "player": DENIED}),
+    "challenge_toolkit": (challenge_toolkit, {"gm": OK, "owner": OK, "player": DENIED}),
+    "challenge_call_off": (challenge_call_off, {"gm": OK, "owner": DENIED, "player": DENIED}),
 }
 
 
 def test_every_command_has_a_rule():
-    covered = {name.split(" ")[0] for name in RULES}
+    # The turn tracker's, contests' and maneuver tracker's rows (and their matrix test) live in
+    # tests/tabletop/scenes/test_procedures_authorization.py.
+    covered = {name.split(" ")[0] for name in RULES} | set(PROCEDURE_RULES)
     assert set(actions.COMMANDS) - covered == set(), "commands without an authorization rule"
     assert covered - set(actions.COMMANDS) == set(), "rules for commands that no longer exist"
 
@@ -163,7 +266,8 @@ def _state() -> tuple:
         Character.objects.order_by("pk").values_list("bennies", "plot_points", "hits")
     )
     events = tuple(SceneEvent.objects.order_by("pk").values_list("pk", "public"))
-    return currencies, events
+    procedures = tuple(Scene.objects.order_by("pk").values_list("state", flat=True))
+    return currencies, events, procedures
 
 
 MATRIX = [(name, role) for name in RULES for role in ROLES]

@@ -1,0 +1,208 @@
+"""The operation challenge panel (annulus): two views of one challenge.
+
+The GM's view shows the whole chain: hidden dice in place with their numbers, jammed dice, the
+fewest adjustments still needed and whether the chain can still be solved. The players' view is
+built from the visible dice ONLY (``Challenge.visible_values()`` and friends): no placeholder, no
+chain position, no count of hidden dice, so no template can leak what it is never given. Once
+the challenge has ended the layout is public and both views show the whole chain.
+
+The raw ``state`` (which holds every die) is withheld from the template: it gets ``view`` only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules import annulus
+from rules.annulus import Challenge
+from tabletop.characters.models import Character
+from tabletop.scenes.actions.challenges import STATE_KEY
+from tabletop.scenes.procedures import ProcedurePanel, register
+from tabletop.scenes.systems import percent
+
+#: Training-perk dice the odds line shows (0 = none).
+ODDS_TRAINING = (0, 1, 2, 3)
+
+
+def _pairs(values: tuple[int, ...]) -> list[bool]:
+    return [abs(a - b) == 1 for a, b in zip(values, values[1:], strict=False)]
+
+
+def _just_revealed(state: dict[str, Any]) -> int | None:
+    last = state.get("last") or {}
+    return last.get("visible_index") if last.get("kind") == "reveal" else None
+
+
+def player_view(challenge: Challenge, state: dict[str, Any]) -> dict[str, Any]:
+    """What players see during the challenge: the visible dice in order, nothing else."""
+    values = challenge.visible_values()
+    jammed = set(challenge.visible_jammed())
+    pairs = _pairs(values)
+    count = len(values)
+    revealed = _just_revealed(state)
+    dice = []
+    for k, value in enumerate(values):
+        name = f"die {k + 1}"
+        dice.append(
+            {
+                "name": name,
+                "value": value,
+                "jammed": k in jammed,
+                "visible_index": k,
+                "label": f"{name} of {count}: {value}" + (", jammed" if k in jammed else ""),
+                "can_down": value > 1,
+                "can_up": value < annulus.FACES,
+                "just_revealed": k == revealed,
+                "pair_after": pairs[k] if k < len(pairs) else None,
+                "next_name": f"die {k + 2}",
+            }
+        )
+    return {
+        "dice": dice,
+        "in_view": count,
+        "visible_solved": challenge.visible_solved,
+    }
+
+
+def gm_view(challenge: Challenge, state: dict[str, Any]) -> dict[str, Any]:
+    """The GM's whole chain, hidden dice in place, with the GM help (RULES-NOTES)."""
+    values = challenge.values
+    hidden, jammed = set(challenge.hidden), set(challenge.jammed)
+    visible = challenge.visible_indices()
+    pairs = _pairs(values)
+    revealed = _just_revealed(state)
+    length = challenge.length
+    dice = []
+    for p, value in enumerate(values):
+        k = visible.index(p) if p in visible else None
+        name = f"position {p + 1}"
+        notes = ", hidden" if p in hidden else (", jammed" if p in jammed else "")
+        seen_as = f" (players' die {k + 1} of {len(visible)})" if k is not None else ""
+        dice.append(
+            {
+                "name": name,
+                "value": value,
+                "hidden": p in hidden,
+                "jammed": p in jammed,
+                "position": p,
+                "visible_index": k,
+                "label": f"{name} of {length}: {value}{notes}{seen_as}",
+                "can_down": value > 1,
+                "can_up": value < annulus.FACES,
+                "just_revealed": k is not None and k == revealed,
+                "pair_after": pairs[p] if p < len(pairs) else None,
+                "next_name": f"position {p + 2}",
+            }
+        )
+    return {
+        "dice": dice,
+        "in_view": len(visible),
+        "length": length,
+        "hidden_count": len(hidden),
+        "visible_solved": challenge.visible_solved,
+        "visible_min_adjustments": challenge.visible_min_adjustments,
+        "remaining_adjustments": challenge.remaining_adjustments,
+        "solvable": challenge.solvable,
+        "can_reveal": challenge.can_reveal,
+    }
+
+
+def final_view(challenge: Challenge, state: dict[str, Any]) -> dict[str, Any]:
+    """After the end the layout is published: everyone sees the whole chain as it ended."""
+    view = gm_view(challenge, state)
+    for die in view["dice"]:
+        die["name"] = die["name"].replace("position", "die")
+        die["next_name"] = die["next_name"].replace("position", "die")
+        note = ", was hidden" if die["hidden"] else (", jammed" if die["jammed"] else "")
+        die["label"] = f"{die['name']} of {view['length']}: {die['value']}{note}"
+    view["published"] = state.get("published") or {}
+    return view
+
+
+def _toolkit(challenge: Challenge, rules: dict[str, Any]) -> list[dict[str, Any]]:
+    """The abilities with their odds (no training) and whether a failure greyed them out."""
+    return [
+        {
+            "name": tool.name,
+            "effect": tool.effect,
+            "description": tool.description,
+            "available": challenge.ability_available(tool.name),
+            "odds": percent(
+                annulus.toolkit_check_probability(
+                    ability=tool.name, difficulty=challenge.difficulty, ruleset=rules
+                )
+            ),
+        }
+        for tool in annulus.toolkit_abilities(ruleset=rules)
+    ]
+
+
+def _op_odds(challenge: Challenge, rules: dict[str, Any]) -> list[tuple[int, str]]:
+    return [
+        (
+            dice,
+            percent(
+                annulus.op_check_probability(
+                    difficulty=challenge.difficulty, perk_dice=dice, ruleset=rules
+                )
+            ),
+        )
+        for dice in ODDS_TRAINING
+    ]
+
+
+def challenge_context(scene: Any, viewer: Any) -> dict[str, Any]:
+    rules = scene.campaign.effective_ruleset()
+    state = (scene.state or {}).get(STATE_KEY)
+    ctx: dict[str, Any] = {
+        "state": None,  # holds every hidden die: the template gets views only
+        "rules": rules,
+        "view": None,
+        # Called only by the page-load rendering (the "act as" choice outside the panel).
+        "own_characters": lambda: _own_characters(scene, viewer),
+    }
+    if not state:
+        return ctx
+    challenge = Challenge.from_dict(state["challenge"])
+    ended = state.get("ended")
+    if ended:
+        view = final_view(challenge, state)
+    elif viewer.is_gm:
+        view = gm_view(challenge, state)
+    else:
+        view = player_view(challenge, state)
+    view.update(
+        number=state["number"],
+        difficulty=challenge.difficulty,
+        needed=challenge.needed,
+        types=list(challenge.types),
+        commitment=state.get("commitment", ""),
+        ended=ended,
+        running=not ended,
+    )
+    ctx["view"] = view
+    if not ended:
+        ctx["toolkit"] = _toolkit(challenge, rules)
+        ctx["op_odds"] = _op_odds(challenge, rules)
+        ctx["op_dice"] = rules["op_check_dice"]
+    return ctx
+
+
+def _own_characters(scene: Any, viewer: Any) -> list[Character]:
+    if viewer.user_id is None:
+        return []
+    characters = Character.objects.filter(campaign=scene.campaign).order_by("kind", "name")
+    if not viewer.is_gm:
+        characters = characters.filter(owner_id=viewer.user_id)
+    return list(characters)
+
+
+register(
+    ProcedurePanel(
+        name=STATE_KEY,
+        label="Operation challenge",
+        systems=("annulus",),
+        template="scenes/procedures/challenge.html",
+        context=challenge_context,
+    )
+)

@@ -1,0 +1,88 @@
+"""The wilderness expedition's panel (conductor): the day and phase, the party and each member's
+action this phase, the travel, the supply die with its exact odds, and the controls.
+
+Nothing in it is secret: the GM's rendering adds the GM's controls (ending the phase, the
+party), a player's rendering offers each member's action buttons to that member's player only
+(``data-only-for``); the actions in tabletop/scenes/actions/expedition.py authorise every command.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules import conductor
+from tabletop.characters.models import Character
+from tabletop.scenes.actions.expedition import STATE_KEY
+from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.procedures import ProcedurePanel, register
+from tabletop.scenes.systems import percent
+from tabletop.scenes.systems.conductor import sheet_skill
+
+
+def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
+    campaign = scene.campaign
+    pcs = list(Character.objects.filter(campaign=campaign, kind=Character.Kind.PC).order_by("name"))
+    ctx: dict[str, Any] = {
+        "actions": conductor.ACTIONS,
+        "phases": conductor.PHASES,
+        "encounter_odds": {
+            name: percent(p) for name, p in conductor.wilderness_roll_distribution().items()
+        },
+    }
+    raw = (scene.state or {}).get(STATE_KEY)
+    if raw is None:
+        ctx.update(expedition=None, candidates=pcs)
+        return ctx
+    expedition = conductor.Expedition.from_dict(raw)
+    ruleset = campaign.effective_ruleset()
+    in_party = {m.id for m in expedition.members}
+    characters = {
+        str(c.pk): c
+        for c in Character.objects.filter(campaign=campaign, pk__in=[int(i) for i in in_party])
+    }
+    rows = []
+    for member in expedition.members:
+        character = characters.get(member.id)
+        survival = (
+            sheet_skill(character, "Survival", ruleset=ruleset)[1] if character is not None else 0
+        )
+        rows.append(
+            {
+                "member": member,
+                "owner_id": character.owner_id if character is not None else None,
+                "is_leader": member.id == expedition.leader,
+                "survival": survival,
+                "forage_odds": percent(
+                    conductor.forage_probability(
+                        survival=survival, ruleset=expedition.rules.as_ruleset()
+                    )
+                ),
+                "bennies": character.bennies if character is not None else 0,
+                "lasting_hits": character.lasting_hits if character is not None else 0,
+            }
+        )
+    last = SceneEvent.objects.filter(scene=scene, kind="expedition_phase").order_by("-seq").first()
+    ctx.update(
+        expedition=expedition,
+        rows=rows,
+        leader=next(m.name for m in expedition.members if m.id == expedition.leader),
+        night=expedition.phase == conductor.PHASES[-1],
+        supply_odds=percent(expedition.supply_odds()),
+        can_travel=expedition.travel is None and all(m.action is None for m in expedition.members),
+        all_mounted=all(m.mounted for m in expedition.members),
+        hexes={kind: expedition.rules.hexes(kind) for kind in conductor.TRAVEL_KINDS},
+        outsiders=[c for c in pcs if str(c.pk) not in in_party],
+        last=last.public if last is not None else None,
+    )
+    return ctx
+
+
+register(
+    ProcedurePanel(
+        name=STATE_KEY,
+        label="Wilderness expedition",
+        systems=("conductor",),
+        template="scenes/procedures/expedition.html",
+        context=expedition_context,
+    )
+)

@@ -1,0 +1,104 @@
+"""A GM and a player walk one wilderness day of the Demo: Conductor campaign: three phases, the
+party's travel, the supply roll at the day's end and the no-rest lasting hit on the sheet, each
+step live in both browsers."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_scene_spends import open_scene
+
+
+def member(page: Page, name: str):
+    return page.locator("#panel-expedition tr", has=page.locator("th", has_text=name))
+
+
+def chosen(page: Page, name: str):
+    """The action a member has taken this phase (the buttons' labels are not it)."""
+    return member(page, name).locator(".chosen-action")
+
+
+def lasting_hits(page: Page, name: str):
+    return page.locator(f'#party tr:has-text("{name}") td[data-field="lasting_hits"]')
+
+
+def test_a_wilderness_day_with_a_gm_and_a_player(browser, server):
+    gm, player = open_scene(browser, server, "Demo: Conductor")
+    pages = (gm, player)
+    before = int(lasting_hits(player, "Brannoc").inner_text())
+
+    gm_panel = gm.locator("#panel-expedition")
+    gm_panel.get_by_text("Set out on an expedition").click()
+    gm_panel.get_by_label("Leader (rolls the supply die)").select_option(label="Kestrel")
+    gm_panel.get_by_role("button", name="Set out").click()
+    for page in pages:
+        expect(page.locator("#panel-expedition .expedition-clock")).to_contain_text(
+            "Day 1 · Morning"
+        )
+        expect(page.locator("#panel-expedition .supply")).to_contain_text("d12")
+
+    # alice chooses for Kestrel only; the GM's controls are not on her page.
+    panel = player.locator("#panel-expedition")
+    expect(panel.get_by_role("button", name="Scouting for Kestrel")).to_be_visible()
+    expect(panel.get_by_role("button", name="Scouting for Brannoc")).to_have_count(0)
+    expect(panel.get_by_role("button", name=re.compile("^End the"))).to_have_count(0)
+
+    # Morning: alice sends Kestrel scouting, the GM has Brannoc rest.
+    panel.get_by_role("button", name="Scouting for Kestrel").click()
+    gm_panel.get_by_role("button", name="Rest for Brannoc").click()
+    for page in pages:
+        expect(chosen(page, "Kestrel")).to_have_text("Scouting")
+        expect(chosen(page, "Brannoc")).to_have_text("Rest")
+    gm_panel.get_by_role("button", name="End the Morning: wilderness roll").click()
+    for page in pages:
+        expect(page.locator(".event-expedition_phase")).to_have_count(1)
+        expect(page.locator(".event-expedition_phase .encounter")).to_have_count(1)
+        expect(page.locator("#panel-expedition .expedition-clock")).to_contain_text("Afternoon")
+
+    # Afternoon: alice has the party trek one hex.
+    panel.get_by_role("button", name="Trek (1 hex)").click()
+    for page in pages:
+        expect(page.locator("#panel-expedition .hexes-travelled")).to_have_text("1")
+        expect(page.locator(".event-expedition_travel")).to_contain_text("The party treks 1 hex")
+    gm_panel.get_by_role("button", name="End the Afternoon: wilderness roll").click()
+    for page in pages:
+        expect(page.locator("#panel-expedition .expedition-clock")).to_contain_text("Night")
+
+    # Night: Kestrel rests; Brannoc (rested this morning) does something of his own.
+    gm_panel.get_by_label("Another action for Brannoc").fill("Mends a boot")
+    # alice's choice re-renders the GM's panel while the GM types: the text stays.
+    panel.get_by_role("button", name="Rest for Kestrel").click()
+    expect(chosen(gm, "Kestrel")).to_have_text("Rest")
+    expect(gm_panel.get_by_label("Another action for Brannoc")).to_have_value("Mends a boot")
+    gm_panel.get_by_role("button", name="Do it: Brannoc").click()
+    for page in pages:
+        expect(chosen(page, "Brannoc")).to_have_text("Mends a boot")
+    gm_panel.get_by_role("button", name=re.compile("^End the Night")).click()
+
+    # The day's end: Kestrel, the leader, rolls the d12 supply die; everyone rested today.
+    for page in pages:
+        supply = page.locator(".event-expedition_phase .supply-roll")
+        expect(supply).to_contain_text("Kestrel rolls the d12")
+        expect(page.locator("#panel-expedition .expedition-clock")).to_contain_text(
+            "Day 2 · Morning"
+        )
+        expect(page.locator(".event-expedition_phase .lasting-hits")).to_have_count(0)
+        expect(lasting_hits(page, "Brannoc")).to_have_text(str(before))
+    card = player.locator(".event-expedition_phase .supply-roll").inner_text()
+    die_now = "d12" if "the supplies hold" in card else "d10"
+    for page in pages:
+        expect(page.locator("#panel-expedition .supply")).to_contain_text(die_now)
+
+    # Day 2 goes by with nobody resting: each takes a lasting hit, on the sheet.
+    for phase, then in (("Morning", "Afternoon"), ("Afternoon", "Night")):
+        gm_panel.get_by_role("button", name=f"End the {phase}: wilderness roll").click()
+        expect(gm_panel.locator(".expedition-clock")).to_contain_text(f"Day 2 · {then}")
+    gm_panel.get_by_role("button", name=re.compile("^End the Night")).click()
+    for page in pages:
+        expect(page.locator("#panel-expedition .expedition-clock")).to_contain_text(
+            "Day 3 · Morning"
+        )
+        expect(lasting_hits(page, "Brannoc")).to_have_text(str(before + 1))
+        expect(member(page, "Brannoc")).to_contain_text("1 no rest")

@@ -1,0 +1,512 @@
+"""The live turn tracker (every system) and two_dice's hinder and resist on a pending check.
+
+Actions first (scripted dice), then the sockets: every step reaches everyone, and the check
+rolls by itself when the reaction window closes.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
+
+from rules import two_dice
+from tabletop.characters.models import Character
+from tabletop.scenes.actions import procedures
+from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.procedures import turns as turns_panel
+from tests.tabletop.scenes.conftest import connect, make_table
+from tests.tabletop.scenes.test_spends import Faces
+
+LATER = timedelta(seconds=turns_panel.REACTION_SECONDS + 1)
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    """The tables' users need no strong hashing here (the suite is long enough)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def resources(health, stamina, focus, resolve):
+    values = {"Health": health, "Stamina": stamina, "Focus": focus, "Resolve": resolve}
+    return {name: {"current": v, "max": v} for name, v in values.items()}
+
+
+def two_dice_table():
+    table = make_table(system="two_dice")
+    make = Character.objects.create
+    cast = {
+        "tamsin": make(
+            campaign=table.campaign,
+            owner=table.alice,
+            name="Tamsin",
+            attributes={"Might": 1, "Agility": 3, "Wits": 2, "Presence": 0},
+            resources=resources(5, 6, 5, 3),
+        ),
+        "garrick": make(
+            campaign=table.campaign,
+            owner=table.bob,
+            name="Garrick",
+            attributes={"Might": 3, "Agility": 1, "Wits": 0, "Presence": 2},
+            resources=resources(7, 4, 3, 5),
+        ),
+        "rhee": make(
+            campaign=table.campaign,
+            owner=table.gm,
+            name="Rhee",
+            kind="foe",
+            attributes={"Might": 2, "Agility": 2, "Wits": 1, "Presence": 3},
+            resources=resources(6, 5, 4, 6),
+        ),
+        "bandit": make(
+            campaign=table.campaign,
+            owner=table.gm,
+            name="Bandit",
+            kind="foe",
+            attributes={"Might": 2, "Agility": 1, "Wits": 0, "Presence": 0},
+            resources=resources(4, 4, 0, 0),
+        ),
+    }
+    return table, cast
+
+
+def start(table, cast):
+    return procedures.turns_start(
+        scene=table.scene,
+        actor=table.gm,
+        lineup=[
+            (cast["tamsin"], "Heroes"),
+            (cast["garrick"], "Heroes"),
+            (cast["rhee"], "Foes"),
+            (cast["bandit"], "Foes"),
+        ],
+    )
+
+
+def tracker(table):
+    return turns_panel.tracker_of(turns_panel.state_of(Scene.objects.get(pk=table.scene.pk)))
+
+
+def pending(table):
+    return turns_panel.pending_of(turns_panel.state_of(Scene.objects.get(pk=table.scene.pk)))
+
+
+def declare(table, cast, who="tamsin", targets=("rhee", "bandit"), actor=None, **kwargs):
+    fields = {"attribute": "Agility", "difficulty": "Normal", "resource": "Stamina", **kwargs}
+    return procedures.check_declare(
+        scene=table.scene,
+        actor=actor or table.alice,
+        character=cast[who],
+        targets=[cast[t] for t in targets],
+        **fields,
+    )
+
+
+def react(table, cast, who, opposition, *, difficulty, faces, actor=None):
+    owner = {"garrick": table.bob, "tamsin": table.alice}.get(who, table.gm)
+    return procedures.check_react(
+        scene=table.scene,
+        actor=actor or owner,
+        character=cast[who],
+        opposition=opposition,
+        attribute="Might",
+        difficulty=difficulty,
+        resource="Health",
+        rng=Faces(*faces),
+    )
+
+
+# --- the tracker ---
+
+
+@pytest.mark.django_db
+def test_the_gm_starts_the_turns_in_teams_and_they_pass_round_by_round():
+    table, cast = two_dice_table()
+    with pytest.raises(PermissionDenied):
+        procedures.turns_start(
+            scene=table.scene, actor=table.alice, lineup=[(cast["tamsin"], "Heroes")]
+        )
+    event = start(table, cast)
+    assert event.kind == "turn" and "Round 1. Turn: Heroes." in event.public["message"]
+    assert "Heroes: Tamsin, Garrick; Foes: Rhee, Bandit" in event.public["message"]
+    t = tracker(table)
+    assert (t.round, t.current_team, t.order) == (1, "Heroes", ("Heroes", "Foes"))
+    # A player on the current team may pass the turn on; one on another team may not.
+    procedures.turns_end(scene=table.scene, actor=table.alice)
+    assert tracker(table).current_team == "Foes"
+    with pytest.raises(PermissionDenied, match="whose turn it is"):
+        procedures.turns_end(scene=table.scene, actor=table.bob)
+    event = procedures.turns_end(scene=table.scene, actor=table.gm)
+    assert (event.public["round"], event.public["team"]) == (2, "Heroes")
+    with pytest.raises(ValidationError, match="already running"):
+        start(table, cast)
+
+
+@pytest.mark.django_db
+def test_one_action_per_turn_and_one_reaction_per_round():
+    table, cast = two_dice_table()
+    start(table, cast)
+    procedures.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
+    with pytest.raises(ValidationError, match="already taken an action this turn"):
+        procedures.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
+    with pytest.raises(ValidationError, match="It is not Rhee's turn"):
+        procedures.turns_act(scene=table.scene, actor=table.gm, character=cast["rhee"])
+    with pytest.raises(PermissionDenied):
+        procedures.turns_act(scene=table.scene, actor=table.bob, character=cast["tamsin"])
+    procedures.turns_react(scene=table.scene, actor=table.gm, character=cast["rhee"])
+    with pytest.raises(ValidationError, match="already reacted this round"):
+        procedures.turns_react(scene=table.scene, actor=table.gm, character=cast["rhee"])
+    procedures.turns_end(scene=table.scene, actor=table.gm)  # the Foes' turn: Rhee's comes back
+    event = SceneEvent.objects.filter(kind="turn").latest("seq")
+    assert "Reaction back: Rhee." in event.public["message"]
+    assert tracker(table).can_react(str(cast["rhee"].pk))
+
+
+@pytest.mark.django_db
+def test_the_gm_reorders_adds_removes_and_ends():
+    table, cast = two_dice_table()
+    start(table, cast)
+    procedures.turns_move_team(scene=table.scene, actor=table.gm, team="foes", step=-1)
+    assert tracker(table).order == ("Foes", "Heroes")
+    assert tracker(table).current_team == "Heroes"  # mid-round, the turn stays where it is
+    with pytest.raises(ValidationError, match="already first"):
+        procedures.turns_move_team(scene=table.scene, actor=table.gm, team="Foes", step=-1)
+    procedures.turns_leave(scene=table.scene, actor=table.gm, character=cast["bandit"])
+    procedures.turns_join(
+        scene=table.scene, actor=table.gm, character=cast["bandit"], team="Ambush"
+    )
+    assert tracker(table).order == ("Foes", "Heroes", "Ambush")
+    with pytest.raises(PermissionDenied):
+        procedures.turns_stop(scene=table.scene, actor=table.bob)
+    procedures.turns_stop(scene=table.scene, actor=table.gm)
+    assert "turns" not in Scene.objects.get(pk=table.scene.pk).state
+
+
+@pytest.mark.django_db
+def test_the_tracker_works_in_every_system():
+    table = make_table(system="conductor")
+    hero = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Kestrel")
+    wolf = Character.objects.create(
+        campaign=table.campaign, owner=table.gm, name="Wolf", kind="foe"
+    )
+    procedures.turns_start(
+        scene=table.scene, actor=table.gm, lineup=[(hero, "Heroes"), (wolf, "Foes")]
+    )
+    procedures.turns_act(scene=table.scene, actor=table.alice, character=hero)
+    procedures.turns_react(scene=table.scene, actor=table.gm, character=wolf)
+    t = tracker(table)
+    assert t.acted == (str(hero.pk),) and t.reacted == (str(wolf.pk),)
+    with pytest.raises(ValidationError, match="two dice"):
+        procedures.check_declare(
+            scene=table.scene,
+            actor=table.alice,
+            character=hero,
+            attribute="Might",
+            difficulty="Normal",
+            resource="Health",
+        )
+
+
+# --- hinder and resist ---
+
+
+@pytest.mark.django_db
+def test_hinder_and_resist_stack_on_the_pending_check_worked_by_hand():
+    table, cast = two_dice_table()
+    start(table, cast)
+    declared = declare(table, cast)
+    assert declared.kind == "check_declared" and declared.public["status"] == "pending"
+    assert declared.public["targets"] == ["Rhee", "Bandit"]
+    assert not tracker(table).can_act(str(cast["tamsin"].pk))  # the check is her action
+    # Rhee resists (Trivial: always succeeds, no dice), penalty die 4: only against Rhee.
+    resist = react(table, cast, "rhee", "resist", difficulty="Trivial", faces=[4])
+    # Bandit hinders with a Normal check: 6 + 5 + Might 2 = 13, a failure: no penalty die.
+    failed = react(table, cast, "bandit", "hinder", difficulty="Normal", faces=[6, 5])
+    # Garrick hinders his own teammate's check (Trivial), penalty die 3: against every target.
+    hinder = react(table, cast, "garrick", "hinder", difficulty="Trivial", faces=[3])
+    assert resist.public["result"]["penalty"]["amount"] == 4
+    assert failed.public["result"]["penalty"] is None and failed.public["outcome"] == "failure"
+    assert "−3 on Tamsin's check against every target" in hinder.public["summary"]
+    assert all(r.parent_id == declared.pk for r in (resist, failed, hinder))
+    t = tracker(table)
+    assert set(t.reacted) == {str(cast[c].pk) for c in ("rhee", "bandit", "garrick")}
+    # Tamsin rolls 5 + 6 + Agility 3 = 14; the hinder makes it 11 against everyone, Rhee's
+    # resist makes it 7 against Rhee alone.
+    result = procedures.check_resolve(scene=table.scene, actor=table.gm, rng=Faces(5, 6))
+    check = result.public["result"]["check"]
+    assert (check["dice_total"], check["penalty"], check["total"]) == (11, 3, 11)
+    targets = {t["name"]: (t["total"], t["band"]) for t in result.public["result"]["targets"]}
+    assert targets == {"Rhee": (7, "critical_failure"), "Bandit": (11, "failure")}
+    assert result.public["roll_kind"] == "two_dice_action" and result.actor == table.alice
+    assert result.public["summary"] == "vs Rhee: Critical failure (7); vs Bandit: Failure (11)"
+    # The same moves made straight on the rules give the same result.
+    action = two_dice.declare_action(
+        actor="T",
+        targets=["R", "B"],
+        attribute="Agility",
+        attribute_value=3,
+        difficulty="Normal",
+        resource="Stamina",
+        resource_available=6,
+    )
+    trivial = two_dice.check(
+        attribute="Might",
+        attribute_value=2,
+        difficulty="Trivial",
+        resource="Health",
+        resource_available=6,
+    )
+    action, _ = action.add_resist("R", trivial, rng=Faces(4))
+    action, _ = action.add_hinder("G", trivial, rng=Faces(3))
+    _, expected = action.resolve(rng=Faces(5, 6))
+    rolled = [t["total"] for t in result.public["result"]["targets"]]
+    assert [t.total for t in expected.targets] == rolled
+    declared.refresh_from_db()
+    assert declared.public["status"] == "rolled" and declared.public["result_seq"] == result.seq
+    assert pending(table) is None
+    state = turns_panel.state_of(Scene.objects.get(pk=table.scene.pk))
+    assert state["last"]["seq"] == result.seq
+
+
+@pytest.mark.django_db
+def test_reactions_the_rules_refuse():
+    table, cast = two_dice_table()
+    start(table, cast)
+    with pytest.raises(ValidationError, match="no check waiting"):
+        react(table, cast, "rhee", "hinder", difficulty="Trivial", faces=[])
+    declare(table, cast, targets=["rhee"])
+    with pytest.raises(ValidationError, match="own check"):
+        react(table, cast, "tamsin", "hinder", difficulty="Trivial", faces=[])
+    with pytest.raises(ValidationError, match="not a target"):
+        react(table, cast, "bandit", "resist", difficulty="Trivial", faces=[])
+    with pytest.raises(PermissionDenied):
+        react(table, cast, "rhee", "hinder", difficulty="Trivial", faces=[], actor=table.bob)
+    procedures.turns_react(scene=table.scene, actor=table.bob, character=cast["garrick"])
+    with pytest.raises(ValidationError, match="already reacted this round"):
+        react(table, cast, "garrick", "hinder", difficulty="Trivial", faces=[])
+    react(table, cast, "rhee", "resist", difficulty="Impossible", faces=[])  # fails: no die
+    with pytest.raises(ValidationError, match="already reacted"):
+        react(table, cast, "rhee", "hinder", difficulty="Trivial", faces=[])
+    with pytest.raises(ValidationError, match="Another check is waiting"):
+        declare(table, cast, who="garrick", actor=table.bob)
+    with pytest.raises(ValidationError, match="roll it before the turn ends"):
+        procedures.turns_end(scene=table.scene, actor=table.gm)
+    assert len(pending(table).oppositions) == 1
+    assert SceneEvent.objects.filter(kind="roll").count() == 1  # refusals rolled nothing
+
+
+@pytest.mark.django_db
+def test_a_check_only_on_your_turn_and_only_once():
+    table, cast = two_dice_table()
+    start(table, cast)
+    with pytest.raises(ValidationError, match="It is not Rhee's turn"):
+        declare(table, cast, who="rhee", targets=["tamsin"], actor=table.gm)
+    with pytest.raises(ValidationError, match="not taking turns"):
+        procedures.check_declare(
+            scene=table.scene,
+            actor=table.alice,
+            character=cast["tamsin"],
+            attribute="Agility",
+            difficulty="Normal",
+            resource="Stamina",
+            targets=[Character.objects.create(campaign=table.campaign, owner=table.gm, name="X")],
+        )
+    with pytest.raises(ValidationError, match="Unknown difficulty"):
+        declare(table, cast, difficulty="Heroic")
+    assert tracker(table).can_act(str(cast["tamsin"].pk))  # refused checks spend nothing
+    declare(table, cast, targets=[])
+    procedures.check_resolve(scene=table.scene, actor=table.gm, rng=Faces(1, 1))
+    with pytest.raises(ValidationError, match="already taken an action"):
+        declare(table, cast, targets=[])
+
+
+@pytest.mark.django_db
+def test_the_reaction_window():
+    table, cast = two_dice_table()
+    start(table, cast)
+    declared = declare(table, cast, targets=["rhee"])
+    # The acting player waits for the window; the window's own follow-up does nothing early.
+    with pytest.raises(ValidationError, match="may still react"):
+        procedures.check_resolve(scene=table.scene, actor=table.alice)
+    assert procedures.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
+    with pytest.raises(PermissionDenied):
+        procedures.check_resolve(scene=table.scene, actor=table.bob, now=timezone.now() + LATER)
+    later = timezone.now() + LATER
+    event = procedures.check_resolve(
+        scene=table.scene, actor=None, seq=declared.seq, now=later, rng=Faces(6, 6)
+    )
+    assert event is not None and event.actor == table.alice  # rolled as the acting player's
+    assert event.public["result"]["targets"][0]["total"] == 15
+    # Once rolled, the follow-up of the same check is a no-op; the players get an error.
+    assert procedures.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
+    with pytest.raises(ValidationError, match="not waiting"):
+        procedures.check_resolve(scene=table.scene, actor=table.alice, now=later)
+
+
+@pytest.mark.django_db
+def test_the_heartbeat_rolls_a_check_whose_window_closed_unattended():
+    # The process that scheduled the roll may have died: any socket's heartbeat rolls it.
+    table, cast = two_dice_table()
+    start(table, cast)
+    declared = declare(table, cast, targets=["rhee"])
+    assert procedures.resolve_due(scene_id=table.scene.pk) is None  # the window is open
+    event = procedures.resolve_due(scene_id=table.scene.pk, now=timezone.now() + LATER)
+    assert event is not None and event.seq > declared.seq and event.actor == table.alice
+    table.scene.refresh_from_db()
+    assert table.scene.state["turns"]["pending"] is None
+    assert procedures.resolve_due(scene_id=table.scene.pk, now=timezone.now() + LATER) is None
+
+
+@pytest.mark.django_db
+def test_ending_the_turns_drops_a_waiting_check():
+    table, cast = two_dice_table()
+    start(table, cast)
+    declared = declare(table, cast)
+    with pytest.raises(ValidationError, match="pending check must be rolled first"):
+        procedures.turns_leave(scene=table.scene, actor=table.gm, character=cast["rhee"])
+    event = procedures.turns_stop(scene=table.scene, actor=table.gm)
+    declared.refresh_from_db()
+    assert declared.public["status"] == "dropped" and event.public["refresh"] == [declared.seq]
+    assert procedures.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
+
+
+@pytest.mark.django_db
+def test_the_panel_shows_the_reactions_and_who_may_react():
+    table, cast = two_dice_table()
+    start(table, cast)
+    declare(table, cast, targets=["rhee"])
+    react(table, cast, "rhee", "resist", difficulty="Trivial", faces=[2])
+    scene = Scene.objects.get(pk=table.scene.pk)
+    ctx = turns_panel.context(scene, Viewer(table.gm.pk, True))
+    p = ctx["turns"]["pending"]
+    assert p["actor"]["name"] == "Tamsin" and p["known_penalty"] == 0
+    assert p["targets"][0]["penalty"] == 2
+    assert p["oppositions"][0]["penalty"] == 2
+    # Rhee has reacted and Tamsin is acting: only Garrick and the Bandit may still react.
+    assert sorted(r["name"] for r in p["reactors"]) == ["Bandit", "Garrick"]
+    assert all(not r["may_resist"] for r in p["reactors"])
+
+
+# --- over the sockets ---
+
+
+def _text(socket) -> str:
+    return html.unescape(socket.everything())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("close_db_after")
+async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
+    table, cast = await sync_to_async(two_dice_table)()
+    gm = await connect(table.gm, table.scene)
+    alice = await connect(table.alice, table.scene)
+    bob = await connect(table.bob, table.scene)
+    sockets = (gm, alice, bob)
+
+    async def step(socket, **command):
+        for s in sockets:
+            s.frames.clear()
+        await socket.send(**command)
+        for s in sockets:
+            await s.drain(timeout=1.0)  # generous: the test machine may be busy
+
+    start_fields = {f"in:{c.pk}": "on" for c in cast.values()}
+    start_fields.update({f"team:{cast['rhee'].pk}": "Foes", f"team:{cast['bandit'].pk}": "Foes"})
+    await step(gm, command="turns_start", **start_fields)
+    for s in sockets:
+        text = _text(s)
+        assert "Turns begin" in text and 'id="panel-turns"' in text
+        assert "Turn: <b>Heroes</b>" in text
+    # Alice declares Tamsin's check against Rhee; everyone sees it waiting, with Garrick's
+    # reaction form meant for Bob.
+    await step(
+        alice,
+        command="check_declare",
+        character=str(cast["tamsin"].pk),
+        attribute="Agility",
+        difficulty="Normal",
+        resource="Stamina",
+        targets=[str(cast["rhee"].pk)],
+    )
+    for s in sockets:
+        text = _text(s)
+        assert "Declares a <b>Normal</b> Agility check (+3) against Rhee" in text
+        assert "declares a <b>Normal</b> Agility check" in text  # the panel's pending block
+    assert f'data-only-for="{table.bob.pk}"' in bob.everything()
+    assert 'id="react-' in bob.everything()
+    monkeypatch.setattr(procedures.base, "resolve_rng", lambda rng: Faces(6, 6, 5))
+    await step(
+        bob,
+        command="check_react",
+        character=str(cast["garrick"].pk),
+        opposition="hinder",
+        attribute="Might",
+        difficulty="Normal",
+        resource="Health",
+    )
+    for s in sockets:
+        text = _text(s)
+        assert "Garrick hinders Tamsin's check" in text
+        assert "−5 on Tamsin's check against every target" in text
+    monkeypatch.setattr(procedures.base, "resolve_rng", lambda rng: Faces(6, 5))
+    await step(gm, command="check_resolve")
+    for s in sockets:
+        text = _text(s)
+        # 6 + 5 + Agility 3 = 14, hindered by 5: 9 against Rhee.
+        assert "vs Rhee: Critical failure (9)" in text and "Hindered by Garrick: −5" in text
+        assert "Last opposed check" in text
+    for s in sockets:
+        await s.close()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("close_db_after")
+async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
+    monkeypatch.setattr(turns_panel, "REACTION_SECONDS", 0.3)
+    table, cast = await sync_to_async(two_dice_table)()
+    await sync_to_async(start)(table, cast)
+    alice = await connect(table.alice, table.scene)
+    bob = await connect(table.bob, table.scene)
+    await alice.send(
+        command="check_declare",
+        character=str(cast["tamsin"].pk),
+        attribute="Agility",
+        difficulty="Normal",
+        resource="Stamina",
+    )
+    await alice.drain(timeout=1.5)
+    await bob.drain(timeout=0.3)
+    rolled = await SceneEvent.objects.filter(kind="roll").afirst()
+    assert rolled is not None, "the consumer rolls the check once its window closes"
+    assert rolled.public["roll_kind"] == "two_dice_action"
+    assert rolled.public["summary"] in _text(bob)
+    await alice.close()
+    await bob.close()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("close_db_after")
+async def test_bad_turn_commands_get_an_error_frame_and_change_nothing():
+    table, cast = await sync_to_async(two_dice_table)()
+    await sync_to_async(start)(table, cast)
+    bob = await connect(table.bob, table.scene)
+    before = await SceneEvent.objects.acount()
+    for command in (
+        {"command": "turns_start"},  # the GM's
+        {"command": "turns_act", "character": cast["tamsin"].pk},  # not bob's character
+        {"command": "turns_move", "team": "Foes", "direction": "sideways"},
+        {"command": "check_react", "character": cast["garrick"].pk, "opposition": "hinder"},
+        {"command": "check_declare", "character": cast["garrick"].pk, "targets": ["x"]},
+        {"command": "check_resolve", "seq": "nope"},
+    ):
+        bob.frames.clear()
+        await bob.send(**command)
+        await bob.drain()
+        assert 'id="scene-errors"' in bob.everything(), command
+    assert await SceneEvent.objects.acount() == before
+    await bob.close()
