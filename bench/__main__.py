@@ -1,8 +1,23 @@
-"""`make bench`: run every benchmark and write the reports under bench/out/."""
+"""`make bench`: run every benchmark and write the reports under bench/out/.
 
+``BENCH_QUICK=1`` (``make bench QUICK=1``) makes a short smoke run of each: fewer repetitions and
+a two-configuration fan-out with small cells.
+"""
+
+import os
 import sys
+import time
 
-from bench import rules_speed
+from bench import rolls_speed, rules_speed
+from bench.fanout import run as fanout
 
 if __name__ == "__main__":
-    sys.exit(rules_speed.main())
+    quick = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+    if quick:
+        os.environ.setdefault("BENCH_RUNS", "1")
+    started = time.monotonic()
+    failed = rules_speed.main()
+    failed |= rolls_speed.main(calls=200 if quick else None)
+    failed |= fanout.main(quick=quick)
+    print(f"make bench: {time.monotonic() - started:.0f} s; reports in bench/out/")
+    sys.exit(failed)

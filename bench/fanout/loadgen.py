@@ -1,0 +1,551 @@
+"""The fan-out load generator: a separate process (asyncio + websockets) that plays a plan.
+
+``python -m bench.fanout.loadgen plan.json`` connects signed-in players to scenes on one or more
+daphne processes, makes rolls and prints one JSON line per measured step. Steps:
+
+- ``connect``: bring every scene of a group up to ``per_scene`` sockets (client 0 is the table's
+  GM, the others its players; sockets alternate between the daphne processes, and so do the
+  scenes' rollers). With ``rss`` it
+  records the servers' resident memory before and after, once the new sockets sit idle.
+- ``run``: open loop. One player per scene (client 1) rolls ``rate`` times a second at fixed
+  times, whatever the server does; each roll's latency is the time from its send until the LAST
+  socket of its scene has the frame.
+- ``saturate``: closed loop for the throughput ceiling. Each scene keeps one roll in flight: as
+  soon as a roll reached every socket of the scene, the next socket in turn rolls (against the
+  app each socket at most ``max_rate_per_socket`` times a second, under its 5 commands/s limit).
+  Ten scenes keep ten rolls always waiting: enough to keep either stack busy.
+- ``disconnect``: close every socket.
+
+Every roll is tagged: its expression is ``2d6+<tag>`` and the frame's title shows it, so a frame
+names its roll whatever seq the server gave it; a tag a socket never got is a lost frame (a "gap"
+when a later roll did arrive). Frames replayed by the server's catch-up (not "live") are counted.
+Against the bare stack the roller sends a frame of the app's size with the same title, which the
+bare consumer re-broadcasts as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from bench.fanout.servers import cpu_seconds, machine_busy_seconds, rss_kib
+
+TAG = re.compile(r"Dice: 2d6 \+ (\d+)")
+LIVE = re.compile(r'class="event event-roll( live)?')
+# Handshakes in flight at once. Daphne drops a socket its application has not accepted within
+# 5 s (websocket_connect_timeout); the app's accept waits for database work queued on one thread,
+# so a wider storm only turns into refused sockets. Refused attempts are retried and counted.
+CONNECT_CONCURRENCY = 8
+CONNECT_ATTEMPTS = 3
+# A server that refused this many handshakes, or has not opened them all in this long, is past
+# what it can hold: stop opening (each refused attempt still costs it work) and say so.
+GIVE_UP_REFUSED = 3
+GIVE_UP_SECONDS = 30.0  # also when, after a few seconds, the pace so far says it would take longer
+GIVE_UP_LOOK_AFTER = 6.0
+HTMX_HEADERS = {
+    "HX-Request": "true",
+    "HX-Trigger": None,
+    "HX-Trigger-Name": None,
+    "HX-Target": "roll-panel",
+    "HX-Current-URL": "http://127.0.0.1/scenes/1/",
+}
+
+now = time.perf_counter
+
+
+@dataclass
+class Roll:
+    tag: int
+    scene: Scene
+    scheduled: float
+    sent: float
+    expected: set[int]
+    received: dict[int, float] = field(default_factory=dict)
+    done_at: float | None = None
+    done: asyncio.Future[None] | None = None
+
+    def served(self) -> bool:
+        """Every socket of the scene that is still open has the frame."""
+        alive = {c.index for c in self.scene.clients if not c.closed}
+        return (self.expected & alive).issubset(self.received)
+
+
+@dataclass
+class Client:
+    index: int
+    scene: Scene
+    ws: ClientConnection
+    reader: asyncio.Task[None] | None = None
+    errors: list[str] = field(default_factory=list)
+    replayed: int = 0
+    controls: int = 0
+    closed: bool = False  # the server closed the socket (its frames from then on are lost)
+
+
+class Scene:
+    def __init__(self, scene_id: int, position: int, table: dict[str, Any]) -> None:
+        self.id = scene_id
+        self.position = position
+        self.table = table
+        self.clients: list[Client] = []
+        self.rolls: dict[int, Roll] = {}
+        self.next_tag = 1  # with every roll accepted, the app's seq of roll ``tag`` is ``tag``
+
+    def roll(self, gen: LoadGen, client: Client, scheduled: float, closed: bool) -> Roll:
+        tag = self.next_tag
+        self.next_tag += 1
+        text = gen.roll_text(self, tag)
+        roll = Roll(
+            tag=tag,
+            scene=self,
+            scheduled=scheduled,
+            sent=now(),
+            expected={c.index for c in self.clients},
+            done=asyncio.get_running_loop().create_future() if closed else None,
+        )
+        self.rolls[tag] = roll
+        sending = asyncio.ensure_future(client.ws.send(text))  # never wait on one slow socket
+        gen.pending_sends.add(sending)
+        sending.add_done_callback(gen.pending_sends.discard)
+        return roll
+
+
+class LoadGen:
+    def __init__(self, plan: dict[str, Any]) -> None:
+        self.plan = plan
+        self.stack = plan["stack"]
+        self.ports: list[int] = plan["ports"]
+        self.pids: list[int] = plan["pids"]
+        self.tables = plan["campaigns"]
+        self.scenes: list[Scene] = []
+        self.pending_sends: set[asyncio.Future[None]] = set()
+        self.deliveries: list[float] = []
+        self.connect_failures: list[str] = []
+        self.connect_started = self.connect_budget = 0.0
+        self.connect_opened = self.connect_wanted = 0
+        sample = plan["frame_sample"]
+        # The bare stack relays what the roller sends: make it the app's frame for that roll.
+        self.bare_template = TAG.sub(
+            "Dice: 2d6 + {tag}", sample.replace("{", "{{").replace("}", "}}")
+        )
+        self.bare_template = re.sub(
+            r'(id="event-|data-seq=")\d+', r"\g<1>{tag}", self.bare_template
+        )
+
+    # --- frames ------------------------------------------------------------------------------
+
+    def roll_text(self, scene: Scene, tag: int) -> str:
+        if self.stack == "bare":
+            return self.bare_template.format(tag=tag)
+        return json.dumps(
+            {
+                "command": "roll",
+                "roll_kind": "expression",
+                "mode": "public",
+                "character": "",
+                "expression": f"2d6+{tag}",
+                "HEADERS": HTMX_HEADERS,
+            }
+        )
+
+    async def read(self, client: Client) -> None:
+        scene = client.scene
+        try:
+            async for message in client.ws:
+                t = now()
+                if not isinstance(message, str):
+                    continue
+                if message.startswith("{"):
+                    client.controls += 1
+                    continue
+                match = TAG.search(message)
+                if match is None:
+                    if "scene-errors" in message:
+                        client.errors.append(re.sub(r"<[^>]+>", "", message).strip()[:120])
+                    continue
+                roll = scene.rolls.get(int(match.group(1)))
+                if roll is None or client.index in roll.received:
+                    continue
+                live = LIVE.search(message)
+                if live is not None and live.group(1) is None:
+                    client.replayed += 1
+                roll.received[client.index] = t
+                self.deliveries.append(t)
+                if roll.done_at is None and roll.expected.issubset(roll.received):
+                    roll.done_at = t
+                    if roll.done is not None and not roll.done.done():
+                        roll.done.set_result(None)
+        except ConnectionClosed:
+            pass
+        client.closed = True
+
+    # --- steps -------------------------------------------------------------------------------
+
+    def url(self, port: int, scene_id: int) -> str:
+        path = "bare" if self.stack == "bare" else "scenes"
+        return f"ws://127.0.0.1:{port}/ws/{path}/{scene_id}/"
+
+    async def open_client(self, scene: Scene, index: int, gate: asyncio.Semaphore) -> Client | None:
+        # Alternate processes within a scene, and start each scene on the next process, so the
+        # rollers (client 1) and the GMs (client 0) are spread over the processes too.
+        port = self.ports[(index + scene.position) % len(self.ports)]
+        session = scene.table["sessions"][index]
+        async with gate:
+            for attempt in range(CONNECT_ATTEMPTS):
+                if self.giving_up():
+                    return None
+                try:
+                    ws = await connect(
+                        self.url(port, scene.id),
+                        additional_headers={"Cookie": f"sessionid={session}"},
+                        origin=f"http://127.0.0.1:{port}",
+                        max_size=None,
+                        open_timeout=30,
+                    )
+                    break
+                except Exception as exc:  # retried, then counted and reported
+                    self.connect_failures.append(repr(exc)[:120])
+                    await asyncio.sleep(0.5 * (attempt + 1))
+            else:
+                return None
+            self.connect_opened += 1
+            client = Client(index=index, scene=scene, ws=ws)
+            client.reader = asyncio.ensure_future(self.read(client))
+            if self.stack == "app":
+                # The page this socket belongs to was loaded after every roll so far.
+                hello = {"command": "hello", "last_seq": scene.next_tag - 1}
+                await ws.send(json.dumps(hello))
+        return client
+
+    async def step_connect(self, step: dict[str, Any]) -> dict[str, Any]:
+        if not self.scenes or self.scenes[0].id != step["scenes"][0]:
+            self.scenes = [
+                Scene(scene_id, i, self.tables[i]) for i, scene_id in enumerate(step["scenes"])
+            ]
+        settle = step.get("settle", 0.1)
+        # Let the server finish what earlier steps left queued, so the handshakes meet it idle.
+        until = now() + 10.0
+        while now() < until and not all(r.served() for s in self.scenes for r in s.rolls.values()):
+            await asyncio.sleep(0.05)
+        rss_before = [rss_kib(pid) for pid in self.pids] if step.get("rss") else None
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
+        self.connect_failures = []
+        start = now()
+        self.connect_started = start
+        self.connect_budget = step.get("give_up_s", GIVE_UP_SECONDS)
+        self.connect_opened = 0
+        jobs = [
+            self.open_client(scene, index, gate)
+            for scene in self.scenes
+            for index in range(len(scene.clients), step["per_scene"])
+        ]
+        self.connect_wanted = len(jobs)
+        opened = await asyncio.gather(*jobs)
+        failed = 0
+        for client in opened:
+            if client is None:
+                failed += 1
+            else:
+                client.scene.clients.append(client)
+        took = now() - start
+        collapsed = failed > 0
+        # Opening a socket queues work on the server (access check, presence, hello) that goes on
+        # after the handshake. One roll per scene, delivered everywhere, proves it is all done:
+        # a socket gets live frames only after its hello has been handled.
+        barrier = 0.0 if collapsed else await self.barrier()
+        await asyncio.sleep(settle)
+        result: dict[str, Any] = {
+            "step": "connect",
+            "label": step.get("label", ""),
+            "opened": len(jobs) - failed,
+            "failed": failed,
+            "seconds": round(took, 2),
+            "connections": sum(len(s.clients) for s in self.scenes),
+            "wanted": step["per_scene"] * len(self.scenes),
+            "barrier_s": round(barrier, 2),
+            "refused_attempts": len(self.connect_failures),
+            "first_refusal": self.connect_failures[0] if self.connect_failures else "",
+            "collapsed": collapsed,
+            "sockets_per_s": round((len(jobs) - failed) / took, 1) if took else None,
+        }
+        if rss_before is not None:
+            rss_after = [rss_kib(pid) for pid in self.pids]
+            result["rss_before_kib"] = rss_before
+            result["rss_after_kib"] = rss_after
+            opened_ok = len(jobs) - failed
+            result["kib_per_connection"] = (sum(rss_after) - sum(rss_before)) / max(1, opened_ok)
+        return result
+
+    def giving_up(self) -> bool:
+        if len(self.connect_failures) >= GIVE_UP_REFUSED:
+            return True
+        elapsed = now() - self.connect_started
+        if elapsed > GIVE_UP_LOOK_AFTER:
+            pace = self.connect_opened / elapsed  # sockets opened per second so far
+            return pace == 0 or self.connect_wanted / pace > self.connect_budget
+        return False
+
+    async def barrier(self, timeout: float = 5.0) -> float:
+        """Roll once per scene and wait until every open socket has it (dead ones can't)."""
+        start = now()
+        rolls = [
+            s.roll(self, s.clients[min(1, len(s.clients) - 1)], start, closed=False)
+            for s in self.scenes
+            if s.clients
+        ]
+
+        while now() - start < timeout and not all(r.served() for r in rolls):
+            await asyncio.sleep(0.02)
+        return now() - start
+
+    async def step_disconnect(self, step: dict[str, Any]) -> dict[str, Any]:
+        start = now()
+        clients = [c for s in self.scenes for c in s.clients]
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY * 4)
+
+        async def close(client: Client) -> None:
+            async with gate:
+                await client.ws.close()
+                if client.reader is not None:
+                    await client.reader
+
+        await asyncio.gather(*(close(c) for c in clients))
+        self.scenes = []
+        await asyncio.sleep(step.get("settle", 1.0))
+        return {"step": "disconnect", "closed": len(clients), "seconds": round(now() - start, 2)}
+
+    async def step_run(self, step: dict[str, Any]) -> dict[str, Any]:
+        rate, duration, warmup = step["rate"], step["duration"], step["warmup"]
+        period = 1.0 / rate
+        t0 = now() + 0.05
+        t_end = t0 + warmup + duration
+        lags: list[float] = []
+
+        async def roll_steadily(scene: Scene) -> None:
+            if not scene.clients:
+                return
+            roller = scene.clients[min(1, len(scene.clients) - 1)]
+            t = t0 + random.random() * period  # spreads the scenes' phases
+            while t < t_end:
+                delay = t - now()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                lags.append(now() - t)
+                scene.roll(self, roller, t, closed=False)
+                t += period
+
+        measured = await self.measure(
+            [roll_steadily(s) for s in self.scenes], t0 + warmup, t_end, step
+        )
+        measured["send_lag_p99_ms"] = round(1000 * quantile(lags, 0.99), 2) if lags else None
+        offered = rate * len(self.scenes)
+        measured["offered_rolls_per_s"] = offered
+        # Fell behind: completions well under the offered rate, or the median roll waits over a
+        # second. Latency figures then grow with the window, not with the load. (A socket that
+        # died loses its frames but does not make the server "behind".)
+        few = offered * duration < 20  # a handful of rolls: completions at the edges dominate
+        slow = (measured["p50_ms"] or 0) > 1000 or not measured["p50_ms"]
+        measured["overloaded"] = slow or (not few and measured["rolls_per_s"] < 0.9 * offered)
+        return measured
+
+    async def step_saturate(self, step: dict[str, Any]) -> dict[str, Any]:
+        duration, warmup = step["duration"], step["warmup"]
+        rate = step.get("max_rate_per_socket")
+        gap = 1.0 / rate if rate else 0.0
+        t0 = now() + 0.05
+        t_end = t0 + warmup + duration
+
+        async def roll_when_delivered(scene: Scene) -> None:
+            # One roll in flight per scene, made by its sockets in turn, each under the limit.
+            last_sent = {c.index: -gap for c in scene.clients}
+            await asyncio.sleep(max(0.0, t0 - now()) + random.random() * (gap or 0.01))
+            turn = 0
+            while True:
+                client = scene.clients[turn % len(scene.clients)]
+                turn += 1
+                rest = last_sent[client.index] + gap - now()
+                if rest > 0:
+                    await asyncio.sleep(rest)
+                start = now()
+                if start >= t_end:
+                    return
+                last_sent[client.index] = start
+                roll = scene.roll(self, client, start, closed=True)
+                assert roll.done is not None
+                with contextlib.suppress(TimeoutError):  # a lost frame must not stop the loop
+                    await asyncio.wait_for(roll.done, timeout=max(0.05, t_end + 1.0 - now()))
+
+        result = await self.measure(
+            [roll_when_delivered(s) for s in self.scenes], t0 + warmup, t_end, step
+        )
+        result["in_flight_per_scene"] = 1
+        return result
+
+    async def measure(
+        self, jobs: list[Any], window_start: float, window_end: float, step: dict[str, Any]
+    ) -> dict[str, Any]:
+        for scene in self.scenes:
+            scene.rolls = {t: r for t, r in scene.rolls.items() if r.done_at is None}
+        t_first = now()  # rolls of this step are sent from here on
+        self.deliveries = []
+        cpu: dict[str, Any] = {}
+
+        async def sample_cpu() -> None:
+            await asyncio.sleep(max(0.0, window_start - now()))
+            cpu["server"] = [cpu_seconds(pid) for pid in self.pids]
+            cpu["loadgen"] = time.process_time()
+            cpu["machine"] = machine_busy_seconds()
+            await asyncio.sleep(max(0.0, window_end - now()))
+            cpu["server"] = [
+                cpu_seconds(pid) - c for pid, c in zip(self.pids, cpu["server"], strict=True)
+            ]
+            cpu["loadgen"] = time.process_time() - cpu["loadgen"]
+            cpu["machine"] = machine_busy_seconds() - cpu["machine"]
+
+        probes: dict[str, list[float]] = {"connect": [], "query": []}
+
+        async def probe_database() -> None:
+            # What one database call of the app waits for, beside the app: a new connection
+            # (CONN_MAX_AGE=0 opens one per call) and a round trip on an open one.
+            dsn = self.plan.get("database_url")
+            if not dsn:
+                return
+            await asyncio.sleep(max(0.0, window_start - now()))
+            while now() < window_end:
+                start = now()
+                conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+                opened = now()
+                await conn.execute("SELECT 1")
+                probes["connect"].append(opened - start)
+                probes["query"].append(now() - opened)
+                await conn.close()
+                await asyncio.sleep(0.25)
+
+        errors_before = sum(len(c.errors) for s in self.scenes for c in s.clients)
+        replayed_before = sum(c.replayed for s in self.scenes for c in s.clients)
+        await asyncio.gather(sample_cpu(), probe_database(), *jobs)
+        # Drain: wait until every roll reached every socket, or give up after a while.
+        drain_until = now() + step.get("drain", 2.0)
+        while now() < drain_until and not all(
+            r.served() for s in self.scenes for r in s.rolls.values() if r.scheduled >= t_first
+        ):
+            await asyncio.sleep(0.05)
+        if self.pending_sends:
+            await asyncio.gather(*self.pending_sends, return_exceptions=True)
+            self.pending_sends.clear()
+
+        window = window_end - window_start
+        in_window = [
+            r for s in self.scenes for r in s.rolls.values() if window_start <= r.scheduled
+        ]
+        measured = [r for r in in_window if r.scheduled < window_end]
+        latencies = [r.done_at - r.sent for r in measured if r.done_at is not None]
+        lost = gaps = 0
+        for scene in self.scenes:
+            for client in scene.clients:
+                newest = max(
+                    (t for t, r in scene.rolls.items() if client.index in r.received), default=0
+                )
+                for roll in scene.rolls.values():
+                    if window_start <= roll.scheduled < window_end and (
+                        client.index in roll.expected and client.index not in roll.received
+                    ):
+                        lost += 1
+                        gaps += roll.tag < newest
+        completed = sum(
+            1
+            for s in self.scenes
+            for r in s.rolls.values()
+            if r.done_at is not None and window_start <= r.done_at <= window_end
+        )
+        deliveries = sum(1 for t in self.deliveries if window_start <= t <= window_end)
+        errors = [e for s in self.scenes for c in s.clients for e in c.errors]
+        return {
+            "step": step["do"],
+            "label": step.get("label", ""),
+            "scenes": len(self.scenes),
+            "clients_per_scene": len(self.scenes[0].clients) if self.scenes else 0,
+            "window_s": round(window, 3),
+            "rolls": len(measured),
+            "p50_ms": ms(quantile(latencies, 0.50)),
+            "p95_ms": ms(quantile(latencies, 0.95)),
+            "p99_ms": ms(quantile(latencies, 0.99)),
+            "max_ms": ms(max(latencies, default=None)),
+            "mean_ms": ms(statistics.fmean(latencies) if latencies else None),
+            "rolls_per_s": round(completed / window, 1),
+            "deliveries_per_s": round(deliveries / window, 1),
+            "undelivered_rolls": sum(1 for r in measured if r.done_at is None),
+            "lost_frames": lost,
+            "gap_frames": gaps,
+            "replayed_frames": sum(c.replayed for s in self.scenes for c in s.clients)
+            - replayed_before,
+            "errors": len(errors) - errors_before,
+            "first_error": errors[errors_before] if len(errors) > errors_before else "",
+            "server_cpu": [round(c / window, 3) for c in cpu.get("server", [])],
+            "loadgen_cpu": round(cpu.get("loadgen", 0.0) / window, 3),
+            # Every process of the machine: the servers, the load generator, PostgreSQL, Redis,
+            # and whatever else runs on this shared box at the time.
+            "machine_cpu": round(cpu.get("machine", 0.0) / window, 3),
+            "server_rss_kib": [rss_kib(pid) for pid in self.pids],
+            "pg_connect_ms": ms(quantile(probes["connect"], 0.5)),
+            "pg_query_ms": ms(quantile(probes["query"], 0.5)),
+        }
+
+    async def play(self) -> None:
+        started = now()
+        behind: set[str] = set()
+        stuck = ""  # why every later step is skipped: the server could not open the sockets
+        for step in self.plan["steps"]:
+            if stuck or step.get("skip_if_overloaded") in behind:
+                reason = stuck or (
+                    f"{step['skip_if_overloaded']} already fell behind at the same roll rate"
+                )
+                result = {"step": step["do"], "label": step.get("label", ""), "skipped": reason}
+            else:
+                result = await getattr(self, f"step_{step['do']}")(step)
+                if result.get("overloaded"):
+                    behind.add(result["label"])
+                if result.get("collapsed"):
+                    stuck = (
+                        f"the server could not open the sockets of {result['label']}: "
+                        f"{result['connections']} of {result['wanted']} after "
+                        f"{result['seconds']:.0f} s ({result['sockets_per_s']} opened/s), "
+                        f"{result['refused_attempts']} handshakes refused"
+                    )
+            result["t"] = round(now() - started, 1)  # when the step ended, for the timeline
+            print(json.dumps(result), flush=True)
+
+
+def quantile(values: list[float], q: float) -> float | None:
+    """The q-quantile by the nearest-rank method (p99 of 600 rolls is the 594th smallest)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 1))
+    return ordered[int(rank) - 1]
+
+
+def ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 2)
+
+
+def main() -> None:
+    plan = json.loads(Path(sys.argv[1]).read_text())
+    asyncio.run(LoadGen(plan).play())
+
+
+if __name__ == "__main__":
+    main()
