@@ -5,8 +5,11 @@ daphne processes, makes rolls and prints one JSON line per measured step. Steps:
 
 - ``connect``: bring every scene of a group up to ``per_scene`` sockets (client 0 is the table's
   GM, the others its players; sockets alternate between the daphne processes, and so do the
-  scenes' rollers). With ``rss`` it
-  records the servers' resident memory before and after, once the new sockets sit idle.
+  scenes' rollers), then roll once per scene until every socket has it (the server has done all
+  the work the handshakes queued). With ``rss`` it records the servers' resident memory before and
+  after, once the new sockets sit idle. It gives up (and every later step is skipped) after
+  ``GIVE_UP_REFUSED`` refused handshakes or when its pace says they would need over
+  ``GIVE_UP_SECONDS``.
 - ``run``: open loop. One player per scene (client 1) rolls ``rate`` times a second at fixed
   times, whatever the server does; each roll's latency is the time from its send until the LAST
   socket of its scene has the frame.
@@ -50,10 +53,11 @@ LIVE = re.compile(r'class="event event-roll( live)?')
 # so a wider storm only turns into refused sockets. Refused attempts are retried and counted.
 CONNECT_CONCURRENCY = 8
 CONNECT_ATTEMPTS = 3
-# A server that refused this many handshakes, or has not opened them all in this long, is past
-# what it can hold: stop opening (each refused attempt still costs it work) and say so.
+# A server that refused this many handshakes, or whose pace after GIVE_UP_LOOK_AFTER seconds says
+# it needs over GIVE_UP_SECONDS for them all, is past what it can hold (or what make bench's ten
+# minutes allow): stop opening (each refused attempt still costs it work) and say so.
 GIVE_UP_REFUSED = 3
-GIVE_UP_SECONDS = 30.0  # also when, after a few seconds, the pace so far says it would take longer
+GIVE_UP_SECONDS = 30.0
 GIVE_UP_LOOK_AFTER = 6.0
 HTMX_HEADERS = {
     "HX-Request": "true",
@@ -70,6 +74,7 @@ now = time.perf_counter
 class Roll:
     tag: int
     scene: Scene
+    roller: Client
     scheduled: float
     sent: float
     expected: set[int]
@@ -78,7 +83,10 @@ class Roll:
     done: asyncio.Future[None] | None = None
 
     def served(self) -> bool:
-        """Every socket of the scene that is still open has the frame."""
+        """Every socket of the scene that is still open has the frame (or it can't come: the
+        server closed the roller's socket)."""
+        if self.roller.closed:
+            return True
         alive = {c.index for c in self.scene.clients if not c.closed}
         return (self.expected & alive).issubset(self.received)
 
@@ -104,13 +112,14 @@ class Scene:
         self.rolls: dict[int, Roll] = {}
         self.next_tag = 1  # with every roll accepted, the app's seq of roll ``tag`` is ``tag``
 
-    def roll(self, gen: LoadGen, client: Client, scheduled: float, closed: bool) -> Roll:
+    def roll(self, gen: LoadGen, client: Client, scheduled: float, closed: bool = False) -> Roll:
         tag = self.next_tag
         self.next_tag += 1
         text = gen.roll_text(self, tag)
         roll = Roll(
             tag=tag,
             scene=self,
+            roller=client,
             scheduled=scheduled,
             sent=now(),
             expected={c.index for c in self.clients},
@@ -301,11 +310,11 @@ class LoadGen:
     async def barrier(self, timeout: float = 5.0) -> float:
         """Roll once per scene and wait until every open socket has it (dead ones can't)."""
         start = now()
-        rolls = [
-            s.roll(self, s.clients[min(1, len(s.clients) - 1)], start, closed=False)
-            for s in self.scenes
-            if s.clients
-        ]
+        rolls = []
+        for scene in self.scenes:
+            if scene.clients:
+                rolls.append(scene.roll(self, scene.clients[min(1, len(scene.clients) - 1)], now()))
+                await asyncio.sleep(0.001)  # not a burst: the barrier is no part of the load
 
         while now() - start < timeout and not all(r.served() for r in rolls):
             await asyncio.sleep(0.02)
@@ -488,11 +497,16 @@ class LoadGen:
             "rolls_per_s": round(completed / window, 1),
             "deliveries_per_s": round(deliveries / window, 1),
             "undelivered_rolls": sum(1 for r in measured if r.done_at is None),
+            # Which scenes and sockets missed frames: one dead socket or one deaf scene?
+            "missed_by": sorted(
+                {f"{r.scene.id}/{i}" for r in measured for i in r.expected if i not in r.received}
+            )[:8],
             "lost_frames": lost,
             "gap_frames": gaps,
             "replayed_frames": sum(c.replayed for s in self.scenes for c in s.clients)
             - replayed_before,
             "errors": len(errors) - errors_before,
+            "closed_sockets": sum(c.closed for s in self.scenes for c in s.clients),
             "first_error": errors[errors_before] if len(errors) > errors_before else "",
             "server_cpu": [round(c / window, 3) for c in cpu.get("server", [])],
             "loadgen_cpu": round(cpu.get("loadgen", 0.0) / window, 3),
@@ -519,11 +533,16 @@ class LoadGen:
                 if result.get("overloaded"):
                     behind.add(result["label"])
                 if result.get("collapsed"):
+                    refused = result["refused_attempts"]
                     stuck = (
-                        f"the server could not open the sockets of {result['label']}: "
-                        f"{result['connections']} of {result['wanted']} after "
-                        f"{result['seconds']:.0f} s ({result['sockets_per_s']} opened/s), "
-                        f"{result['refused_attempts']} handshakes refused"
+                        f"{result['label']}'s sockets did not open: {result['connections']} of "
+                        f"{result['wanted']} after {result['seconds']:.0f} s "
+                        + (
+                            f"({refused} handshakes refused)"
+                            if refused >= GIVE_UP_REFUSED
+                            else f"(at {result['sockets_per_s']}/s the rest would take "
+                            f"{result['wanted'] / max(result['sockets_per_s'] or 0.1, 0.1):.0f} s)"
+                        )
                     )
             result["t"] = round(now() - started, 1)  # when the step ended, for the timeline
             print(json.dumps(result), flush=True)
