@@ -101,7 +101,9 @@ DATABASES = {
     "default": dj_database_url.config(
         env="DATABASE_URL",
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # Keep each thread's connection for a minute: a new PostgreSQL connection per call was
+        # a third of a roll's time in daphne (bench/README.md). Health checks catch dead ones.
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
         conn_health_checks=True,
     )
 }
@@ -124,7 +126,9 @@ if REDIS_URL:
     layer_config: dict = {
         # No read timeout: redis-py 8's default (5 s) cuts the core layer's 5 s blocking pop and
         # closes every idle socket with 1011 every few seconds (django/channels_redis#422).
-        "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+        # redis-py's pool stops at 100 connections and then fails calls (MaxConnectionsError):
+        # a burst of group_sends, or every socket leaving its groups at shutdown, needs more.
+        "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
         # Keys start with this: apps (or test runs) sharing one Redis stay apart.
         "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "asgi"),
     }

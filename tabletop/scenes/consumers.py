@@ -1,10 +1,11 @@
 """The live scene socket: parse a command, call an action, forward frames. Nothing else.
 
 Delivery: every event message on the layer carries its seq, even for sockets that may see nothing of
-it, so each socket knows the newest seq it should have. A seq jump (a dropped layer message) or a
-heartbeat that finds the database ahead triggers a catch-up from the database, filtered for this
-viewer. A client that reconnects says the last seq it has ("hello") and gets what it missed, or
-"reload" when it is too far behind.
+it, so each socket knows the newest seq it should have. A seq jump (a dropped layer message)
+triggers a catch-up from the database, filtered for this viewer; so does a heartbeat (one per scene
+per process, ``beats``) when what the database had at the previous beat has still not arrived: a
+frame that is only late in a busy moment is not fetched twice. A client that reconnects says the
+last seq it has ("hello") and gets what it missed, or "reload" when it is too far behind.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules.core import RulesError
-from tabletop.scenes import actions, selectors
+from tabletop.scenes import actions, beats, outbox, selectors
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.events import REPLAY_LIMIT
 from tabletop.scenes.frames import error_frame
@@ -76,20 +76,21 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.tokens = RATE_BURST
         self.tokens_at = time.monotonic()
         self.catching_up = asyncio.Lock()
+        self.expected: int | None = None  # the database's newest seq at the previous beat
         await self.accept()
-        await database_sync_to_async(actions.presence_join)(
-            scene_id=self.scene_id, user=user, channel_name=self.channel_name
+        await outbox.run(
+            actions.presence_join, scene_id=self.scene_id, user=user, channel_name=self.channel_name
         )
-        self.heartbeat = asyncio.ensure_future(self._heartbeat())
+        beats.join(self.scene_id, self)
 
     async def disconnect(self, code: int) -> None:
         if not hasattr(self, "groups_joined"):
             return
-        self.heartbeat.cancel()
+        beats.leave(self.scene_id, self)
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
-        await database_sync_to_async(actions.presence_leave)(
-            scene_id=self.scene_id, channel_name=self.channel_name
+        await outbox.run(
+            actions.presence_leave, scene_id=self.scene_id, channel_name=self.channel_name
         )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -119,8 +120,12 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             if command == "hello":
                 await self.hello(content)
             elif isinstance(command, str) and command in actions.COMMANDS:
-                follow_up = await database_sync_to_async(actions.run_command)(
-                    command=command, scene_id=self.scene_id, user=self.user, data=content
+                follow_up = await outbox.run(
+                    actions.run_command,
+                    command=command,
+                    scene_id=self.scene_id,
+                    user=self.user,
+                    data=content,
                 )
                 if follow_up is not None:
                     asyncio.ensure_future(self._later(follow_up))
@@ -182,29 +187,20 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         process dies first, any socket's heartbeat settles it (``actions.settle_due``)."""
         await asyncio.sleep(follow_up.delay)
         try:
-            await database_sync_to_async(follow_up.run)()
+            await outbox.run(follow_up.run)
         except Exception:
             log.exception("scene follow-up failed")
 
-    async def _heartbeat(self) -> None:
-        while True:
-            await asyncio.sleep(settings.SCENE_HEARTBEAT_SECONDS)
-            try:
-                await self.check_for_gap()
-                await database_sync_to_async(actions.presence_touch)(channel_name=self.channel_name)
-                await database_sync_to_async(actions.settle_due)(scene_id=self.scene_id)
-                await database_sync_to_async(actions.procedures.resolve_due)(scene_id=self.scene_id)
-            except Exception:  # a heartbeat must never kill the socket
-                log.exception("scene heartbeat failed")
-
-    async def check_for_gap(self) -> None:
-        """Catch up if the database is ahead of what this socket has (a dropped last message)."""
-        if self.cursor is None:
+    async def beat(self, newest_seq: int) -> None:
+        """The scene's heartbeat says the database has events up to ``newest_seq``. Catch up
+        only on what was already missing at the previous beat (a dropped message), not on
+        frames still on their way."""
+        if self.cursor is None or self.ended:
             return
-        newest = await database_sync_to_async(selectors.scene_last_seq)(scene_id=self.scene_id)
-        if newest > self.cursor:
+        missing, self.expected = self.expected, newest_seq
+        if missing is not None and self.cursor < missing:
             async with self.catching_up:
-                await self._catch_up(newest)
+                await self._catch_up(newest_seq)
 
     async def send_error(self, message: str) -> None:
         await self.send(text_data=error_frame(message))
@@ -237,7 +233,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         # Stop delivery now, not when the client acknowledges the close: leave every group and
         # let ``send`` drop whatever was already queued for this socket.
         self.ended = True
-        self.heartbeat.cancel()
+        beats.leave(self.scene_id, self)
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         await self.close(code=4401)

@@ -5,8 +5,7 @@ Kept free of campaign imports so the campaigns actions can call it without an im
 
 from __future__ import annotations
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from tabletop.scenes import outbox
 
 
 def user_sockets_group(user_id: int) -> str:
@@ -19,7 +18,7 @@ def end_user_sockets(*, user_id: int, campaign_id: int | None = None, reason: st
 
     Call it after commit: the sockets close at once, so nothing more reaches them.
     """
-    async_to_sync(get_channel_layer().group_send)(
+    outbox.group_send(
         user_sockets_group(user_id),
         {"type": "session.end", "campaign_id": campaign_id, "reason": reason},
     )

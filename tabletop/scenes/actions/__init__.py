@@ -38,6 +38,7 @@ from tabletop.scenes.actions.scenes import (
     presence_touch,
     scene_close,
     scene_create,
+    scene_heartbeat,
     scene_open,
 )
 from tabletop.scenes.actions.spends import (
@@ -101,6 +102,7 @@ __all__ = [
     "presence_join",
     "presence_leave",
     "presence_touch",
+    "scene_heartbeat",
     "roll_make",
     "roll_reveal",
     "run_command",

@@ -6,17 +6,17 @@ import logging
 from functools import partial
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign
-from tabletop.scenes import selectors
+from tabletop.scenes import outbox, selectors
+from tabletop.scenes.actions import procedures
 from tabletop.scenes.actions.base import (
     require_gm,
 )
+from tabletop.scenes.actions.spends import settle_due
 from tabletop.scenes.audiences import gm_group, players_group
 from tabletop.scenes.events import record_event
 from tabletop.scenes.frames import presence_frame
@@ -75,10 +75,9 @@ def _broadcast_presence(scene_id: int) -> None:
         users=selectors.online_users(scene_id=scene_id),
         gm_id=scene.campaign.gm_id,
     )
-    send = async_to_sync(get_channel_layer().group_send)
     for group in (gm_group(scene_id), players_group(scene_id)):
         try:
-            send(group, {"type": "scene.presence", "html": html})
+            outbox.group_send(group, {"type": "scene.presence", "html": html})
         except Exception:  # the layer is down: presence is refreshed on the next join or leave
             log.exception("presence of scene %s not broadcast to %s", scene_id, group)
 
@@ -100,3 +99,18 @@ def presence_leave(*, scene_id: int, channel_name: str) -> None:
 
 def presence_touch(*, channel_name: str) -> None:
     Presence.objects.filter(channel_name=channel_name).update(last_seen=timezone.now())
+
+
+def scene_heartbeat(*, scene_id: int, channel_names: list[str]) -> int:
+    """One process's beat for one scene: keep its sockets' presence fresh, settle what is due
+    (spend windows, unattended checks: the safety net when the process that scheduled them
+    died) and return the scene's newest seq, which each socket compares with what it has.
+
+    One call per scene per process, not per socket: with every socket beating on its own, 800
+    sockets made four database calls each and the scene work was repeated by every socket of
+    the scene (bench/README.md)."""
+    if channel_names:
+        Presence.objects.filter(channel_name__in=channel_names).update(last_seen=timezone.now())
+    settle_due(scene_id=scene_id)
+    procedures.resolve_due(scene_id=scene_id)
+    return selectors.scene_last_seq(scene_id=scene_id)

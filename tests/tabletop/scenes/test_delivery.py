@@ -1,0 +1,162 @@
+"""Delivery machinery of the scene socket: one heartbeat per scene per process, catch-up only
+for what is really missing, and broadcasts sent from the event loop, not the database thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.utils import timezone
+
+from tabletop.scenes import actions, beats, events, outbox
+from tabletop.scenes.consumers import SceneConsumer
+from tabletop.scenes.models import Presence, Scene
+from tests.tabletop.scenes.conftest import connect
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
+
+BEAT = 0.2
+
+
+@pytest.fixture
+def quick_beat(settings):
+    settings.SCENE_HEARTBEAT_SECONDS = BEAT
+
+
+async def wait_until(check, timeout: float = 3.0) -> bool:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if await sync_to_async(check)():
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_one_beat_serves_every_socket_of_the_scene(table, quick_beat, monkeypatch):
+    calls: list[list[str]] = []
+    real = actions.scene_heartbeat
+
+    def counting(*, scene_id, channel_names):
+        calls.append(sorted(channel_names))
+        return real(scene_id=scene_id, channel_names=channel_names)
+
+    monkeypatch.setattr(actions, "scene_heartbeat", counting)
+    socks = [await connect(user, table.scene) for user in (table.gm, table.alice, table.bob)]
+    assert beats.local_sockets(table.scene.pk) == 3
+    long_ago = timezone.now() - timedelta(hours=1)
+    await sync_to_async(Presence.objects.update)(last_seen=long_ago)
+    calls.clear()  # beats from before all three had joined
+
+    def all_fresh() -> bool:
+        return not Presence.objects.filter(last_seen__lte=long_ago).exists() and bool(calls)
+
+    assert await wait_until(all_fresh)
+    channels = await sync_to_async(
+        lambda: sorted(Presence.objects.values_list("channel_name", flat=True))
+    )()
+    assert len(channels) == 3
+    assert calls[0] == channels  # one database call for the three sockets, not three
+    await asyncio.sleep(3 * BEAT)
+    assert all(call == channels for call in calls)
+    # A beat per socket would have made three calls per period.
+    assert len(calls) <= 1 + (3 * BEAT + 1.0) / (BEAT / 2)
+    for sock in socks:
+        await sock.close()
+    assert beats.local_sockets(table.scene.pk) == 0
+
+
+async def test_a_message_the_layer_lost_arrives_by_the_beat(table, quick_beat, monkeypatch):
+    alice = await connect(table.alice, table.scene)
+    monkeypatch.setattr(events, "broadcast_event", lambda event_id: None)  # lost on the layer
+    event = await sync_to_async(actions.roll_make)(
+        scene=table.scene, actor=table.alice, roll_kind="expression", data={"expression": "3d6"}
+    )
+    assert not await alice.communicator.receive_nothing(timeout=6 * BEAT)
+    frame = await alice.communicator.receive_from(timeout=1)
+    assert f'data-seq="{event.seq}"' in frame
+    await alice.close()
+
+
+class FakeSocket(SceneConsumer):
+    def __init__(self, cursor: int) -> None:
+        super().__init__()
+        self.cursor, self.expected, self.ended = cursor, None, False
+        self.catching_up = asyncio.Lock()
+        self.caught_up_to: list[int] = []
+
+    async def _catch_up(self, upto: int) -> None:
+        self.caught_up_to.append(upto)
+        self.cursor = upto
+
+
+async def test_a_frame_that_is_only_late_is_not_fetched_twice():
+    socket = FakeSocket(cursor=5)
+    await socket.beat(7)  # the database is ahead: frames 6 and 7 may still be on their way
+    assert socket.caught_up_to == []
+    socket.cursor = 7  # ... and they arrived before the next beat
+    await socket.beat(8)
+    assert socket.caught_up_to == []
+    await socket.beat(9)  # 8 was already in the database a beat ago and never came: lost
+    assert socket.caught_up_to == [9]
+    assert socket.cursor == 9
+
+
+async def test_a_socket_command_broadcasts_from_the_event_loop_after_its_database_call():
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add("scene-test", channel)
+    done: list[str] = []
+
+    def action() -> int:
+        outbox.group_send("scene-test", {"type": "scene.event", "n": 1})
+        done.append("action")
+        return 42
+
+    sent_from: list[tuple[str, list[str]]] = []
+    real_send = layer.group_send
+
+    async def recording(group, message):
+        sent_from.append((threading.current_thread().name, list(done)))
+        await real_send(group, message)
+
+    layer.group_send = recording
+    try:
+        assert await outbox.run(action) == 42
+    finally:
+        del layer.group_send
+    assert sent_from == [(threading.current_thread().name, ["action"])]
+    assert (await layer.receive(channel))["n"] == 1
+
+
+async def test_what_an_action_broadcast_before_it_failed_is_still_sent():
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add("scene-test", channel)
+
+    def action() -> None:
+        outbox.group_send("scene-test", {"type": "scene.event", "n": 2})  # committed before...
+        raise RuntimeError("... a later step failed")
+
+    with pytest.raises(RuntimeError):
+        await outbox.run(action)
+    assert (await layer.receive(channel))["n"] == 2
+
+
+def test_the_heartbeat_action_refreshes_only_the_sockets_it_names(table):
+    scene = table.scene
+    old = timezone.now() - timedelta(hours=1)
+    for name, user in (("here", table.alice), ("elsewhere", table.bob)):
+        Presence.objects.create(scene=scene, user=user, channel_name=name, last_seen=old)
+    actions.roll_make(
+        scene=scene, actor=table.alice, roll_kind="expression", data={"expression": "d6"}
+    )
+
+    newest = actions.scene_heartbeat(scene_id=scene.pk, channel_names=["here"])
+
+    assert newest == Scene.objects.get(pk=scene.pk).last_seq
+    assert Presence.objects.get(channel_name="here").last_seen > old
+    assert Presence.objects.get(channel_name="elsewhere").last_seen == old
