@@ -58,25 +58,6 @@ CONFIGS = [
     Config("pubsub-1", "Redis pub/sub layer, 1 daphne", "pubsub", 1),
     Config("core-2", "Redis core layer, 2 daphne", "core", 2),
     Config("pubsub-2", "Redis pub/sub layer, 2 daphne", "pubsub", 2),
-    # What if each daphne kept its PostgreSQL connection (a deploy setting, not code)? Only on
-    # request (BENCH_CONFIGS=memory-1-cma,pubsub-1-cma): they don't fit in make bench's ten
-    # minutes.
-    Config(
-        "memory-1-cma",
-        "in-memory layer, 1 daphne, CONN_MAX_AGE=60",
-        "memory",
-        1,
-        extra_env=(("CONN_MAX_AGE", "60"),),
-        what_if=True,
-    ),
-    Config(
-        "pubsub-1-cma",
-        "Redis pub/sub layer, 1 daphne, CONN_MAX_AGE=60",
-        "pubsub",
-        1,
-        extra_env=(("CONN_MAX_AGE", "60"),),
-        what_if=True,
-    ),
 ]
 
 
@@ -331,7 +312,7 @@ def main(quick: bool = False) -> int:
         },
         "postgres": postgres_version(),
         "database": f"PostgreSQL (a fresh database, {db_name}, dropped afterwards)",
-        "conn_max_age": env.get("CONN_MAX_AGE", "0"),
+        "conn_max_age": env.get("CONN_MAX_AGE", "60 (the settings default)"),
         "frame_bytes": setup["frame_bytes"],
         "shape": shape.__dict__,
         "configs": {c.key: c.label for c in configs},

@@ -82,6 +82,46 @@ def leave(scene_id: int, socket: BeatingSocket) -> None:
         del _beats[scene_id]
 
 
+#: Joins and leaves within this many seconds share one presence broadcast per scene.
+PRESENCE_COALESCE_SECONDS = 0.25
+
+_announcing: dict[int, asyncio.Task] = {}
+
+
+def announce_presence(scene_id: int) -> None:
+    """Broadcast who is on the scene shortly, once for every join and leave until then: a table
+    of eight opening together costs one rendering and one broadcast, not eight."""
+    task = _announcing.get(scene_id)
+    if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+        return
+    _announcing[scene_id] = asyncio.ensure_future(_announce(scene_id))
+
+
+async def announce_departure(scene_id: int) -> None:
+    """A socket left: announce it with the next coalesced broadcast, or now when it was this
+    process's last socket on the scene (nothing is left behind to run a later broadcast)."""
+    if local_sockets(scene_id):
+        announce_presence(scene_id)
+        return
+    task = _announcing.pop(scene_id, None)
+    if task is not None:
+        task.cancel()
+    await _broadcast(scene_id)
+
+
+async def _announce(scene_id: int) -> None:
+    await asyncio.sleep(PRESENCE_COALESCE_SECONDS)
+    _announcing.pop(scene_id, None)  # a change from here on schedules the next broadcast
+    await _broadcast(scene_id)
+
+
+async def _broadcast(scene_id: int) -> None:
+    try:
+        await outbox.run(actions.presence_broadcast, scene_id=scene_id)
+    except Exception:  # the layer or database is down: the next join or leave tries again
+        log.exception("presence of scene %s not broadcast", scene_id)
+
+
 def local_sockets(scene_id: int) -> int:
     """How many of this process's sockets beat for the scene (for tests and diagnostics)."""
     beat = _beats.get(scene_id)

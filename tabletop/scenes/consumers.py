@@ -17,6 +17,7 @@ import math
 import time
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -53,6 +54,16 @@ def _finite_float(text: str) -> float:
 class SceneConsumer(AsyncJsonWebsocketConsumer):
     ended = False  # set when the user's session ends (logout, removal...): nothing more flows
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels' dispatch first hops to the database thread (close_old_connections) for every
+        # message, so each frame a socket forwards waited behind every other socket's database
+        # work (bench/README.md). Our handlers reach the database only through
+        # database_sync_to_async, which closes old connections itself, on that thread.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     # --- socket handlers -----------------------------------------------------------------------
 
     async def connect(self) -> None:
@@ -79,8 +90,13 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.expected: int | None = None  # the database's newest seq at the previous beat
         await self.accept()
         await outbox.run(
-            actions.presence_join, scene_id=self.scene_id, user=user, channel_name=self.channel_name
+            actions.presence_join,
+            scene_id=self.scene_id,
+            user=user,
+            channel_name=self.channel_name,
+            announce=False,
         )
+        beats.announce_presence(self.scene_id)
         beats.join(self.scene_id, self)
 
     async def disconnect(self, code: int) -> None:
@@ -90,8 +106,12 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         await outbox.run(
-            actions.presence_leave, scene_id=self.scene_id, channel_name=self.channel_name
+            actions.presence_leave,
+            scene_id=self.scene_id,
+            channel_name=self.channel_name,
+            announce=False,
         )
+        await beats.announce_departure(self.scene_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.ended:

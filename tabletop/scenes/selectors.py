@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from tabletop.campaigns.models import Membership
@@ -20,10 +21,18 @@ def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
     """The viewer a user is on a scene and the scene's campaign id, or None when they may not."""
     if user is None or not user.is_authenticated:
         return None
-    scene = Scene.objects.select_related("campaign").filter(pk=scene_id).first()
-    if scene is None:
-        return None
-    if not Membership.objects.filter(campaign_id=scene.campaign_id, user=user).exists():
+    # One query: every socket opening asks this, and a reconnect storm asks it hundreds of times.
+    scene = (
+        Scene.objects.select_related("campaign")
+        .annotate(
+            is_member=Exists(
+                Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk)
+            )
+        )
+        .filter(pk=scene_id)
+        .first()
+    )
+    if scene is None or not scene.is_member:
         return None
     return Viewer(user_id=user.pk, is_gm=scene.campaign.gm_id == user.pk), scene.campaign_id
 

@@ -33,6 +33,7 @@ from tabletop.scenes.actions.expedition import (
 )
 from tabletop.scenes.actions.rolls import ROLL_MODES, roll_make, roll_reveal, strike_back_accept
 from tabletop.scenes.actions.scenes import (
+    presence_broadcast,
     presence_join,
     presence_leave,
     presence_touch,
@@ -67,7 +68,7 @@ COMMANDS: dict[str, Callable[[Scene, Any, dict[str, Any]], FollowUp | None]] = {
 def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any]) -> FollowUp | None:
     """Dispatch one websocket command to its action (the consumer's only entry point). A
     returned ``FollowUp`` is work to run after its delay (a spend's cancel window closing)."""
-    scene = base.open_scene(scene_id)
+    scene = base.open_scene(scene_id, user=user)
     return COMMANDS[command](scene, user, data)
 
 
@@ -99,6 +100,7 @@ __all__ = [
     "plot_spend_cancel",
     "plot_spend_decide",
     "plot_spend_settle",
+    "presence_broadcast",
     "presence_join",
     "presence_leave",
     "presence_touch",

@@ -68,7 +68,8 @@ def scene_close(*, scene: Scene, actor: Any) -> Scene:
 # --- presence ------------------------------------------------------------------------------------
 
 
-def _broadcast_presence(scene_id: int) -> None:
+def presence_broadcast(*, scene_id: int) -> None:
+    """Send who is on the scene now to all its sockets."""
     scene = Scene.objects.select_related("campaign").get(pk=scene_id)
     html = presence_frame(
         scene_id=scene_id,
@@ -82,19 +83,23 @@ def _broadcast_presence(scene_id: int) -> None:
             log.exception("presence of scene %s not broadcast to %s", scene_id, group)
 
 
-def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:
+def presence_join(*, scene_id: int, user: Any, channel_name: str, announce: bool = True) -> None:
+    """Count a new socket as present. ``announce=False``: the caller broadcasts later (the
+    consumer coalesces a burst of joins into one broadcast per scene, ``beats``)."""
     with transaction.atomic():
-        Presence.objects.update_or_create(
-            channel_name=channel_name,
-            defaults={"scene_id": scene_id, "user": user, "last_seen": timezone.now()},
+        # A channel name is new for every socket: a plain INSERT, no read first.
+        Presence.objects.create(
+            channel_name=channel_name, scene_id=scene_id, user=user, last_seen=timezone.now()
         )
-        transaction.on_commit(partial(_broadcast_presence, scene_id))
+        if announce:
+            transaction.on_commit(partial(presence_broadcast, scene_id=scene_id))
 
 
-def presence_leave(*, scene_id: int, channel_name: str) -> None:
+def presence_leave(*, scene_id: int, channel_name: str, announce: bool = True) -> None:
     with transaction.atomic():
         Presence.objects.filter(channel_name=channel_name).delete()
-        transaction.on_commit(partial(_broadcast_presence, scene_id))
+        if announce:
+            transaction.on_commit(partial(presence_broadcast, scene_id=scene_id))
 
 
 def presence_touch(*, channel_name: str) -> None:

@@ -160,3 +160,29 @@ def test_the_heartbeat_action_refreshes_only_the_sockets_it_names(table):
     assert newest == Scene.objects.get(pk=scene.pk).last_seq
     assert Presence.objects.get(channel_name="here").last_seen > old
     assert Presence.objects.get(channel_name="elsewhere").last_seen == old
+
+
+async def test_a_table_opening_together_gets_one_presence_broadcast(table, monkeypatch):
+    calls: list[int] = []
+    real = actions.presence_broadcast
+
+    def counting(*, scene_id):
+        calls.append(scene_id)
+        return real(scene_id=scene_id)
+
+    monkeypatch.setattr(actions, "presence_broadcast", counting)
+    gm, alice, bob = await asyncio.gather(
+        *(connect(user, table.scene, hello=None) for user in (table.gm, table.alice, table.bob))
+    )
+    await gm.drain()
+    # Three joins within the coalescing window: one broadcast (two if the first one was early).
+    assert 1 <= len(calls) <= 2
+    last_presence = [f for f in gm.frames if 'id="presence"' in f][-1]
+    assert all(name in last_presence for name in ("gm", "alice", "bob"))
+
+    await bob.close()
+    await gm.drain()
+    last_presence = [f for f in gm.frames if 'id="presence"' in f][-1]
+    assert "bob" not in last_presence and "alice" in last_presence
+    for sock in (gm, alice):
+        await sock.close()
