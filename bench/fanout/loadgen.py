@@ -246,7 +246,7 @@ class LoadGen:
             ]
         settle = step.get("settle", 0.1)
         # Let the server finish what earlier steps left queued, so the handshakes meet it idle.
-        until = now() + 10.0
+        until = now() + 6.0
         while now() < until and not all(r.served() for s in self.scenes for r in s.rolls.values()):
             await asyncio.sleep(0.05)
         rss_before = [rss_kib(pid) for pid in self.pids] if step.get("rss") else None
