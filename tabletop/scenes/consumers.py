@@ -188,7 +188,8 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                 await self.close()
                 return
             self.cursor = min(last_seq, newest)
-            await self._catch_up(newest)
+            if self.cursor < newest:  # the usual page load is current: nothing to fetch
+                await self._catch_up(newest)
             pending, self.pending = self.pending, []
         for message in pending:
             await self.scene_event(message)
