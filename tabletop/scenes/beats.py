@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
+import secrets
 from typing import Protocol
 
 from django.conf import settings
@@ -21,8 +21,8 @@ from tabletop.scenes import actions, outbox
 
 log = logging.getLogger(__name__)
 
-# Not game dice: only when a beat starts. A seeded generator keeps it cheap and reproducible.
-_jitter = random.Random()  # noqa: S311
+# Not game dice, but the project draws every random number from the OS (one rule, one check).
+_jitter = secrets.SystemRandom()
 
 
 class BeatingSocket(Protocol):

@@ -8,6 +8,7 @@ checks prove the same test, with the same roll counts, catches a die biased by a
 
 from __future__ import annotations
 
+import ast
 import random
 import secrets
 import subprocess
@@ -140,3 +141,40 @@ def test_ruff_flags_a_non_cryptographic_die_in_game_code():
     result = ruff("--stdin-filename", "tabletop/scenes/new_die.py", "-", stdin=bad)
     assert result.returncode != 0
     assert "S311" in result.stdout
+
+
+def _imports_random(node: ast.AST) -> bool:
+    """Any `import random` / `from random import …` outside `if TYPE_CHECKING:` (where it only
+    names the type of the ``rng`` parameter)."""
+    if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+        return any(_imports_random(child) for child in node.orelse)
+    if isinstance(node, ast.Import) and any(a.name == "random" for a in node.names):
+        return True
+    if isinstance(node, ast.ImportFrom) and node.module == "random":
+        return True
+    return any(_imports_random(child) for child in ast.iter_child_nodes(node))
+
+
+def game_code_importing_random(root: Path) -> list[str]:
+    """Files of rules/ and tabletop/ that import the stdlib `random`: a `noqa: S311` would get a
+    `random.Random()` past ruff, so the import itself is refused."""
+    return [
+        str(path.relative_to(root))
+        for package in ("rules", "tabletop")
+        for path in sorted((root / package).rglob("*.py"))
+        if _imports_random(ast.parse(path.read_text()))
+    ]
+
+
+def test_no_game_code_imports_random_even_with_a_noqa():
+    assert game_code_importing_random(Path(__file__).resolve().parents[3]) == []
+
+
+def test_the_import_check_finds_a_random_import(tmp_path):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "tabletop").mkdir()
+    (tmp_path / "tabletop" / "beats.py").write_text("import random  # noqa: S311\n")
+    (tmp_path / "rules" / "core.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import random\n"
+    )
+    assert game_code_importing_random(tmp_path) == ["tabletop/beats.py"]
