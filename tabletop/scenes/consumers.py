@@ -89,12 +89,8 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.catching_up = asyncio.Lock()
         self.expected: int | None = None  # the database's newest seq at the previous beat
         await self.accept()
-        await outbox.run(
-            actions.presence_join,
-            scene_id=self.scene_id,
-            user=user,
-            channel_name=self.channel_name,
-            announce=False,
+        await database_sync_to_async(actions.presence_join)(
+            scene_id=self.scene_id, user=user, channel_name=self.channel_name
         )
         beats.announce_presence(self.scene_id)
         beats.join(self.scene_id, self)
@@ -105,12 +101,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         beats.leave(self.scene_id, self)
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
-        await outbox.run(
-            actions.presence_leave,
-            scene_id=self.scene_id,
-            channel_name=self.channel_name,
-            announce=False,
-        )
+        await database_sync_to_async(actions.presence_leave)(channel_name=self.channel_name)
         await beats.announce_departure(self.scene_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -205,7 +196,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
 
     async def _later(self, follow_up: actions.FollowUp) -> None:
         """Run an action's follow-up (a spend's cancel window closing) after its delay. If this
-        process dies first, any socket's heartbeat settles it (``actions.settle_due``)."""
+        process dies first, the scene's heartbeat in another process settles it (``beats``)."""
         await asyncio.sleep(follow_up.delay)
         try:
             await outbox.run(follow_up.run)

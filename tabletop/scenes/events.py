@@ -214,9 +214,9 @@ def oob_template(kind: str):  # noqa: ANN201 - a Django template
 # --- broadcasting ---------------------------------------------------------------------------
 
 
-def broadcast_event(recorded: SceneEvent | int) -> None:
+def broadcast_event(recorded: SceneEvent) -> None:
     """Send one event to every socket of its scene, rendered once per viewer class."""
-    event = recorded if _self_contained(recorded) else _committed(recorded)
+    event = recorded if _self_contained(recorded) else _committed(recorded.pk)
     scene_id = event.scene_id
     gm_id = event.scene.campaign.gm_id
 
@@ -245,21 +245,20 @@ def broadcast_event(recorded: SceneEvent | int) -> None:
     send(players_group(scene_id), message(other))
 
 
-def _self_contained(event: SceneEvent | int) -> bool:
+def _self_contained(event: SceneEvent) -> bool:
     """An event whose frame is its own card only, seen in full by everyone (a public roll): the
     object the action recorded is what was committed, so it is broadcast without a re-read, and
     its actor's frame is everyone's (only hidden cards and panels differ per viewer)."""
     return (
-        isinstance(event, SceneEvent)
-        and event.audience == Audience.EVERYONE
+        event.audience == Audience.EVERYONE
         and event.parent_id is None
         and not event.public.get("refresh")
         and not changes_panels(event)
     )
 
 
-def _committed(event: SceneEvent | int) -> SceneEvent:
-    pk = event.pk if isinstance(event, SceneEvent) else event
+def _committed(pk: int) -> SceneEvent:
+    """The event as committed, with everything its frames read (other cards, panels)."""
     return SceneEvent.objects.select_related(
         "scene__campaign", "character", "parent__character"
     ).get(pk=pk)

@@ -17,12 +17,10 @@ from tabletop.scenes.panels import render_panels
 PRESENCE_STALE_AFTER = timedelta(seconds=50)
 
 
-def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
-    """The viewer a user is on a scene and the scene's campaign id, or None when they may not."""
-    if user is None or not user.is_authenticated:
-        return None
-    # One query: every socket opening asks this, and a reconnect storm asks it hundreds of times.
-    scene = (
+def scene_with_membership(*, scene_id: int, user: Any) -> Scene | None:
+    """The scene and its campaign, with ``is_member`` (is ``user`` in the campaign) read in the
+    same query: every socket opening and every command asks, so it is one query, not two."""
+    return (
         Scene.objects.select_related("campaign")
         .annotate(
             is_member=Exists(
@@ -32,6 +30,13 @@ def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
         .filter(pk=scene_id)
         .first()
     )
+
+
+def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
+    """The viewer a user is on a scene and the scene's campaign id, or None when they may not."""
+    if user is None or not user.is_authenticated:
+        return None
+    scene = scene_with_membership(scene_id=scene_id, user=user)
     if scene is None or not scene.is_member:
         return None
     return Viewer(user_id=user.pk, is_gm=scene.campaign.gm_id == user.pk), scene.campaign_id

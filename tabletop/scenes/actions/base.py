@@ -8,13 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Exists, OuterRef
 
 from rules.core import (
     resolve_rng,  # noqa: F401 - patched by tests for scripted dice
 )
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
+from tabletop.scenes import selectors
 from tabletop.scenes.models import Scene, SceneEvent
 
 # --- authorisation helpers --------------------------------------------------------------------
@@ -24,13 +24,9 @@ def membership(campaign: Campaign, user: Any) -> None:
     """Refuse anyone who is not (or no longer) a member of the campaign."""
     if not user.is_authenticated:
         raise PermissionDenied("Log in first.")
-    # A command's scene read already answered this in the same query (``open_scene``).
-    known = getattr(campaign, "_member_ids", {})
-    if user.pk in known:
-        is_member = known[user.pk]
-    else:
-        is_member = Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists()
-    if not is_member:
+    if getattr(campaign, "member_read_with_scene", None) == user.pk:
+        return  # ``open_scene`` read it in the same query, moments ago
+    if not Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists():
         raise PermissionDenied("You are not a member of this campaign.")
 
 
@@ -39,23 +35,16 @@ def require_gm(campaign: Campaign, user: Any) -> None:
         raise PermissionDenied("Only the GM can do that.")
 
 
-def open_scene(scene_id: int, *, user: Any = None) -> Scene:
-    """The scene with its campaign; with ``user``, whether they are a member is read in the
-    same query (every command asks, and a query fewer per roll counts on a busy server)."""
-    scenes = Scene.objects.select_related("campaign")
-    member = user is not None and user.is_authenticated
-    if member:
-        scenes = scenes.annotate(
-            actor_is_member=Exists(
-                Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk)
-            )
-        )
-    try:
-        scene = scenes.get(pk=scene_id)
-    except Scene.DoesNotExist:
-        raise ValidationError("That scene does not exist.") from None
-    if member:
-        scene.campaign._member_ids = {user.pk: scene.actor_is_member}
+def open_scene(scene_id: int, *, user: Any) -> Scene:
+    """The scene with its campaign, and whether ``user`` is a member read in the same query
+    (``membership`` then needs no query of its own: one fewer per command)."""
+    if not user.is_authenticated:
+        raise PermissionDenied("Log in first.")
+    scene = selectors.scene_with_membership(scene_id=scene_id, user=user)
+    if scene is None:
+        raise ValidationError("That scene does not exist.")
+    if scene.is_member:
+        scene.campaign.member_read_with_scene = user.pk
     return scene
 
 

@@ -12,7 +12,7 @@ and the dashboard lists it), the procedure's other steps are events of their own
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -244,21 +244,17 @@ def turns_end(*, scene: Scene, actor: Any) -> SceneEvent:
 
 def turns_act(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
     """The character spends their one action this turn (on something that needs no check here)."""
-    membership(scene.campaign, actor)
-    require_open(scene)
-    _require_player(scene, actor, character)
-    with transaction.atomic():
-        scene = _lock(scene)
-        state, tracker = _tracker_state(scene)
-        with _rules_say_no():
-            tracker, event = tracker.take_action(turns_panel.participant_id(character))
-        _store(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
-        return _turn_event(scene, actor, event.message)
+    return _player_spends(scene, actor, character, lambda tracker, pid: tracker.take_action(pid))
 
 
 def turns_react(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
     """The character spends their reaction for this round (seed: "You can react once per
     round, to any event you are aware of")."""
+    return _player_spends(scene, actor, character, lambda tracker, pid: tracker.use_reaction(pid))
+
+
+def _player_spends(scene: Scene, actor: Any, character: Character, spend: Callable) -> SceneEvent:
+    """A player's character spends its action or reaction on the tracker (``spend``)."""
     membership(scene.campaign, actor)
     require_open(scene)
     _require_player(scene, actor, character)
@@ -266,7 +262,7 @@ def turns_react(*, scene: Scene, actor: Any, character: Character) -> SceneEvent
         scene = _lock(scene)
         state, tracker = _tracker_state(scene)
         with _rules_say_no():
-            tracker, event = tracker.use_reaction(turns_panel.participant_id(character))
+            tracker, event = spend(tracker, turns_panel.participant_id(character))
         _store(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
         return _turn_event(scene, actor, event.message)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-from functools import partial
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -23,8 +21,6 @@ from tabletop.scenes.frames import presence_frame
 from tabletop.scenes.models import Presence, Scene
 
 # --- scenes --------------------------------------------------------------------------------------
-
-log = logging.getLogger(__name__)
 
 
 def scene_create(*, campaign: Campaign, actor: Any, name: str) -> Scene:
@@ -69,7 +65,8 @@ def scene_close(*, scene: Scene, actor: Any) -> Scene:
 
 
 def presence_broadcast(*, scene_id: int) -> None:
-    """Send who is on the scene now to all its sockets."""
+    """Send who is on the scene now to all its sockets (``beats`` calls it once for a burst of
+    joins and leaves)."""
     scene = Scene.objects.select_related("campaign").get(pk=scene_id)
     html = presence_frame(
         scene_id=scene_id,
@@ -77,33 +74,20 @@ def presence_broadcast(*, scene_id: int) -> None:
         gm_id=scene.campaign.gm_id,
     )
     for group in (gm_group(scene_id), players_group(scene_id)):
-        try:
-            outbox.group_send(group, {"type": "scene.presence", "html": html})
-        except Exception:  # the layer is down: presence is refreshed on the next join or leave
-            log.exception("presence of scene %s not broadcast to %s", scene_id, group)
+        outbox.group_send(group, {"type": "scene.presence", "html": html})
 
 
-def presence_join(*, scene_id: int, user: Any, channel_name: str, announce: bool = True) -> None:
-    """Count a new socket as present. ``announce=False``: the caller broadcasts later (the
-    consumer coalesces a burst of joins into one broadcast per scene, ``beats``)."""
-    with transaction.atomic():
-        # A channel name is new for every socket: a plain INSERT, no read first.
-        Presence.objects.create(
-            channel_name=channel_name, scene_id=scene_id, user=user, last_seen=timezone.now()
-        )
-        if announce:
-            transaction.on_commit(partial(presence_broadcast, scene_id=scene_id))
+def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:
+    """Count a new socket as present; the caller announces it (``beats.announce_presence``)."""
+    # A channel name is new for every socket: a plain INSERT, no read first.
+    Presence.objects.create(
+        channel_name=channel_name, scene_id=scene_id, user=user, last_seen=timezone.now()
+    )
 
 
-def presence_leave(*, scene_id: int, channel_name: str, announce: bool = True) -> None:
-    with transaction.atomic():
-        Presence.objects.filter(channel_name=channel_name).delete()
-        if announce:
-            transaction.on_commit(partial(presence_broadcast, scene_id=scene_id))
-
-
-def presence_touch(*, channel_name: str) -> None:
-    Presence.objects.filter(channel_name=channel_name).update(last_seen=timezone.now())
+def presence_leave(*, channel_name: str) -> None:
+    """Forget a closed socket; the caller announces it (``beats.announce_departure``)."""
+    Presence.objects.filter(channel_name=channel_name).delete()
 
 
 def scene_heartbeat(*, scene_id: int, channel_names: list[str]) -> int:

@@ -71,7 +71,7 @@ async def test_one_beat_serves_every_socket_of_the_scene(table, quick_beat, monk
 
 async def test_a_message_the_layer_lost_arrives_by_the_beat(table, quick_beat, monkeypatch):
     alice = await connect(table.alice, table.scene)
-    monkeypatch.setattr(events, "broadcast_event", lambda event_id: None)  # lost on the layer
+    monkeypatch.setattr(events, "broadcast_event", lambda event: None)  # lost on the layer
     event = await sync_to_async(actions.roll_make)(
         scene=table.scene, actor=table.alice, roll_kind="expression", data={"expression": "3d6"}
     )
