@@ -47,6 +47,9 @@ def test_a_wilderness_day_with_a_gm_and_a_player(browser, server):
 
     # Morning: alice sends Kestrel scouting, the GM has Brannoc rest.
     panel.get_by_role("button", name="Scouting for Kestrel").click()
+    # The GM clicks once alice's choice is on the page: a click that lands while the panel is
+    # swapped out of band (mouse down on the old button, up on the new) is no click at all.
+    expect(chosen(gm, "Kestrel")).to_have_text("Scouting")
     gm_panel.get_by_role("button", name="Rest for Brannoc").click()
     for page in pages:
         expect(chosen(page, "Kestrel")).to_have_text("Scouting")
