@@ -6,19 +6,19 @@ The seed's rolls (RULES-NOTES "conductor"):
 - Standard roll: "rolls a d12 and adds their skill, attempting to roll over the difficulty"
   (strictly over); after seeing it the player may spend bennies, "+1 to the roll" each.
 - Attack roll: "a 1d6 + Xd6 where X is the relevant skill's value". Each die equal to or above
-  the difficulty is one hit; each die showing 6 or more explodes, adding one more d6 which may
-  hit and explode in turn; if no die hits, the foe strikes back at once. Bennies: "+1 to the
-  roll of one die" each, after the roll; a die pushed to 6 or more by bennies explodes then
-  (a die explodes at most once). Foe attacks work the same way against the character's own
-  difficulty (a sheet field, ruleset default 3).
+  the difficulty is one hit; each die showing 6 or more explodes, causing one hit whatever the
+  difficulty and adding one more d6 which may hit and explode in turn; if no die hits, the foe
+  strikes back at once. Bennies: "+1 to the roll of one die" each, after the roll; a die
+  pushed to 6 or more by bennies explodes then (a die explodes at most once). Foe attacks work
+  the same way against the character's own difficulty (a sheet field, ruleset default 3).
 
 Readings decided here (tested):
 
-- Dice never sum: each die is compared alone with the difficulty. The seed's "Each die
-  resulting in 6 or above explodes! Causing 1 hit" agrees with "each die equal to or above
-  the difficulty causes 1 hit" whenever the difficulty is 6 or less; at difficulty 7 or more we
-  follow RULES-NOTES ("Each die >= difficulty is 1 hit"): sixes still explode but no natural
-  die can hit, so only bennies can make a hit there.
+- Dice never sum: each die is compared alone with the difficulty. A die hits when it is equal
+  to or above the difficulty, and also whenever it shows 6 or more: "Each die resulting in 6 or
+  above explodes! Causing 1 hit" (RULES-NOTES: "causing 1 hit whatever the difficulty"). So
+  against difficulty 7 or more only sixes hit (each one exploding), and a die pushed to 6 by
+  bennies hits and explodes.
 - Explosion cap: one roll may explode at most ``core.MAX_EXPLOSIONS`` times (bennies
   included). The next explosion raises ``PoolTooLargeError`` instead of rolling on: with fair
   dice that needs over a hundred sixes in one roll, so it only guards against a broken rng.
@@ -97,6 +97,7 @@ __all__ = [
     "effective_skill",
     "foe_attack",
     "heal",
+    "hit_threshold",
     "make_poison",
     "skill_names",
     "spend_benny_on_die",
@@ -145,8 +146,18 @@ __all__ += _WILDERNESS_NAMES
 #: The standard roll's die and the attack roll's die (seed: "rolls a d12", "1d6 + Xd6").
 STANDARD_DIE = 12
 ATTACK_DIE = 6
-#: "Each die resulting in 6 or above explodes!"
+#: "Each die resulting in 6 or above explodes! Causing 1 hit"
 EXPLODES_AT = 6
+
+
+def hit_threshold(difficulty: int) -> int:
+    """The lowest die value that hits: the difficulty, but never above 6.
+
+    Seed "Attack Rolls": "Each die equal to or above the FOE's difficulty causes 1 hit" and
+    "Each die resulting in 6 or above explodes! Causing 1 hit" (RULES-NOTES: a 6 always hits).
+    """
+    return min(difficulty, EXPLODES_AT)
+
 
 #: The seed's skill list ("Skill Descriptions"), with how each may be specified:
 #: "never" (no specification), "may" (Awareness: "A character can specify a sense"),
@@ -459,33 +470,30 @@ def _pool(skill: int) -> int:
 def attack_hit_probability(*, skill: int, difficulty: int, bennies: int = 0) -> Fraction:
     """P(at least one hit) for (1 + skill)d6 against ``difficulty``, exact.
 
-    Seed "Attack Rolls": "Each die equal to or above the FOE's difficulty causes 1 hit".
-    Explosions never change this: an exploding die shows 6, so it hits whenever any die can
-    (difficulty 6 or less), and a die that explodes at difficulty 7 or more cannot hit
-    (dice are compared alone, never summed). With ``bennies`` available (+1 to one die each,
-    spent after the roll) the player hits when the highest die plus the bennies reaches the
-    difficulty: P = 1 - (min(6, difficulty - 1 - bennies) / 6) ** pool.
+    Seed "Attack Rolls": "Each die equal to or above the FOE's difficulty causes 1 hit" and
+    "Each die resulting in 6 or above explodes! Causing 1 hit": a die hits at
+    t = min(difficulty, 6) (``hit_threshold``), so explosions never change whether some die
+    hits. With ``bennies`` available (+1 to one die each, spent after the roll) the player hits
+    when the highest die plus the bennies reaches t: P = 1 - (min(6, t - 1 - bennies) / 6) ** pool.
     """
     dice = _pool(_check_skill(skill))
-    difficulty = _check_difficulty(difficulty)
+    threshold = hit_threshold(_check_difficulty(difficulty))
     bennies = _check_bennies(bennies)
-    missing_faces = min(max(difficulty - 1 - bennies, 0), ATTACK_DIE)
+    missing_faces = min(max(threshold - 1 - bennies, 0), ATTACK_DIE)
     return 1 - Fraction(missing_faces, ATTACK_DIE) ** dice
 
 
 def attack_expected_hits(*, skill: int, difficulty: int) -> Fraction:
     """The exact mean number of hits of an attack roll, explosions chained without end.
 
-    One die's expected hits E satisfy E = P(die >= difficulty) + P(6) * E (a six is a hit when
-    the difficulty is at most 6 and adds a fresh die), so E = P(>= difficulty) / (5/6)
-    = (7 - difficulty) / 5 for difficulties 1..6, 6/5 at difficulty 0 or 1 and 0 at 7 or more.
-    The pool's mean is (1 + skill) times that.
+    One die's expected hits E satisfy E = P(die hits) + P(6) * E (a six always hits and adds a
+    fresh die), so with t = min(difficulty, 6) E = P(>= t) / (5/6) = (7 - t) / 5: 6/5 at
+    difficulty 0 or 1, and 1/5 at 6 or more (only sixes hit there). The pool's mean is
+    (1 + skill) times that.
     """
     dice = _pool(_check_skill(skill))
-    difficulty = _check_difficulty(difficulty)
-    if difficulty > ATTACK_DIE:
-        return Fraction(0)
-    hit_faces = ATTACK_DIE + 1 - max(difficulty, 1)
+    threshold = hit_threshold(_check_difficulty(difficulty))
+    hit_faces = ATTACK_DIE + 1 - max(threshold, 1)
     return dice * Fraction(hit_faces, ATTACK_DIE) / (1 - Fraction(1, ATTACK_DIE))
 
 
@@ -496,28 +504,29 @@ def attack_hit_distribution(
 
     Keys are 0..top; ``top`` holds P(hits >= top) (the tail folded in, so the values sum to
     exactly 1). ``top`` defaults to the pool plus ``core.MAX_EXPLOSIONS``: the most hits a roll
-    can make before the explosion cap refuses it. Difficulty 7 or more: no hit is possible.
+    can make before the explosion cap refuses it. Difficulty 7 or more counts as 6: only sixes
+    hit (``hit_threshold``).
 
-    How (difficulty d <= 6): every die that explodes is a hit and each chain of dice ends with
-    one die that did not show 6, a hit with probability (6 - d)/5. So hits = explosions E +
-    Binomial(n, (6 - d)/5) with E negative binomial, P(E = e) = C(n+e-1, e) (1/6)^e (5/6)^n:
+    How (threshold d = min(difficulty, 6)): every die that explodes is a hit and each chain of
+    dice ends with one die that did not show 6, a hit with probability (6 - d)/5. So hits =
+    explosions E + Binomial(n, (6 - d)/5) with E negative binomial,
+    P(E = e) = C(n+e-1, e) (1/6)^e (5/6)^n:
     P(hits = h) = sum_k C(n,k) (6-d)^k (d-1)^(n-k) C(n+h-k-1, h-k) 6^k / 6^(n+h).
     """
     dice = _pool(_check_skill(skill))
     difficulty = _check_difficulty(difficulty)
     most = dice + MAX_EXPLOSIONS
     top = most if top is None else check_int(top, "The top of the hit chart", low=1, high=most)
-    numerators, denominator = _hit_numerators(dice, min(max(difficulty, 1), ATTACK_DIE + 1), top)
+    threshold = max(hit_threshold(difficulty), 1)
+    numerators, denominator = _hit_numerators(dice, threshold, top)
     return {hits: Fraction(n, denominator) for hits, n in enumerate(numerators)}
 
 
 @lru_cache(maxsize=512)
-def _hit_numerators(dice: int, difficulty: int, top: int) -> tuple[tuple[int, ...], int]:
+def _hit_numerators(dice: int, threshold: int, top: int) -> tuple[tuple[int, ...], int]:
     """Integer numerators of P(hits = 0..top-1) and P(hits >= top) over one denominator."""
     scale = dice + top - 1  # 6**scale is the common denominator
-    if difficulty > ATTACK_DIE:
-        return (6**scale,) + (0,) * top, 6**scale
-    hit, miss = ATTACK_DIE - difficulty, difficulty - 1  # faces below 6 that hit / miss
+    hit, miss = ATTACK_DIE - threshold, threshold - 1  # faces below 6 that hit / miss
     # weights[k]: k of the n chain-ending dice hit (already times 6**k, see the docstring).
     weights = [
         math.comb(dice, k) * hit**k * miss ** (dice - k) * ATTACK_DIE**k for k in range(dice + 1)
@@ -598,7 +607,8 @@ class AttackResult(Result):
 def _attack_result(
     *, purpose: str, skill: int, difficulty: int, dice: tuple[Die, ...], bennies: int
 ) -> AttackResult:
-    hits = sum(1 for d in dice if d.value >= difficulty)
+    threshold = hit_threshold(difficulty)
+    hits = sum(1 for d in dice if d.value >= threshold)
     return AttackResult(
         purpose=purpose,
         skill=skill,
@@ -652,7 +662,8 @@ def attack(*, skill: int, difficulty: int, rng: Rng | None = None) -> AttackResu
     """A character's attack roll: (1 + skill)d6 against the foe's difficulty.
 
     Seed "Attack Rolls": "The roll's difficulty is set by the FOE"; each die >= difficulty is a
-    hit, each die of 6 or above explodes, no hit means the foe strikes back.
+    hit, each die of 6 or above explodes and is a hit whatever the difficulty, no hit means the
+    foe strikes back.
     """
     return _roll_attack(purpose="attack", skill=skill, difficulty=difficulty, rng=rng)
 
@@ -678,7 +689,8 @@ def foe_attack(
 class HealingResult(Result):
     """Seed "Healing": "each hit recovers a hit. Rolling under the difficulty with all the dice
     causes 1 hit of damage to the character being healed. [...] Healing a character takes a
-    unit of time." Harm from different sources is healed by separate rolls."""
+    unit of time." Harm from different sources is healed by separate rolls. The patient takes
+    the hit when no die hits: every die under the difficulty and none a 6 (a 6 always hits)."""
 
     roll: AttackResult
     hits_healed: int
@@ -739,7 +751,8 @@ def spend_benny_on_die(
     """Spend one benny: +1 to the chosen die, then recount hits (a new result of the same kind).
 
     Seed: "each BENNY spent grants a +1 to the roll of one die"; RULES-NOTES: "a die pushed to
-    6 or more by bennies explodes then" (its new d6 may hit and explode in turn). A die that
+    6 or more by bennies explodes then", and hits like every 6 (its new d6 may hit and explode
+    in turn). A die that
     already exploded does not explode again. Foes have no bennies: a foe's attack is refused.
     """
     if isinstance(result, HealingResult | PoisonResult):

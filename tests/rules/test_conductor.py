@@ -162,16 +162,24 @@ def test_standard_errors():
 # --- attack odds: brute force and icepool ---------------------------------------------------------
 
 
+def _die_hits(value: int, difficulty: int) -> bool:
+    # "Each die equal to or above the FOE's difficulty causes 1 hit"; "Each die resulting in 6
+    # or above explodes! Causing 1 hit".
+    return value >= difficulty or value >= 6
+
+
 def _truncated_chain(difficulty: int, depth: int) -> dict[int, Fraction]:
     """Hits of one die and its explosions, the chain cut after ``depth`` explosions (a six at
-    the cut still hits but adds no die). Written independently of the module's closed form."""
+    the cut still hits but adds no die). Written independently of the module's closed form,
+    from the seed's two sentences: a die at or over the difficulty hits; a 6 explodes, "causing
+    1 hit" (whatever the difficulty)."""
     if depth == 0:
-        p_hit = Fraction(sum(1 for face in range(1, 7) if face >= difficulty), 6)
+        p_hit = Fraction(sum(1 for face in range(1, 7) if _die_hits(face, difficulty)), 6)
         return {0: 1 - p_hit, 1: p_hit}
     below = _truncated_chain(difficulty, depth - 1)
     out: dict[int, Fraction] = {}
     for face in range(1, 7):
-        hit = 1 if face >= difficulty else 0
+        hit = 1 if _die_hits(face, difficulty) else 0
         if face == 6:
             for h, p in below.items():
                 out[h + hit] = out.get(h + hit, Fraction(0)) + p / 6
@@ -196,10 +204,11 @@ def _truncated_pool(dice: int, difficulty: int, depth: int) -> dict[int, Fractio
 @pytest.mark.parametrize("bennies", [0, 1, 2, 3])
 def test_attack_hit_probability_against_enumeration(dice, bennies):
     # Every roll of the initial dice; an explosion only adds dice, and an exploded die already
-    # shows 6, so "some die + bennies reaches the difficulty" is decided by the initial dice.
+    # shows 6 (a hit), so whether some die hits with the bennies all on it is decided by the
+    # initial dice.
     for difficulty in range(0, 11):
         rolls = list(itertools.product(range(1, 7), repeat=dice))
-        hits = sum(1 for roll in rolls if max(roll) + bennies >= difficulty)
+        hits = sum(1 for roll in rolls if any(_die_hits(f + bennies, difficulty) for f in roll))
         got = attack_hit_probability(skill=dice - 1, difficulty=difficulty, bennies=bennies)
         assert got == Fraction(hits, len(rolls)), (difficulty, got)
 
@@ -208,22 +217,68 @@ def test_attack_hit_probability_against_enumeration(dice, bennies):
 @pytest.mark.parametrize("difficulty", [1, 3, 4, 6, 7])
 def test_attack_hit_probability_against_icepool(dice, difficulty):
     highest = icepool.Pool([icepool.d6] * dice).highest(1).sum()
-    expected = (highest >= difficulty).probability(True)
+    expected = (highest >= min(difficulty, 6)).probability(True)
     assert attack_hit_probability(skill=dice - 1, difficulty=difficulty) == expected
 
 
-def test_attack_reading_no_hit_possible_at_difficulty_seven():
-    # Dice are compared alone (never summed): a d6 cannot reach 7 without bennies.
-    assert attack_hit_probability(skill=5, difficulty=7) == 0
-    assert attack_expected_hits(skill=5, difficulty=7) == 0
-    assert attack_hit_distribution(skill=5, difficulty=7, top=3) == {
-        0: 1,
-        1: 0,
-        2: 0,
-        3: 0,
-    }
-    # One benny on a six (or on any die reaching 6) makes 7: P(some die shows 6).
-    assert attack_hit_probability(skill=0, difficulty=7, bennies=1) == Fraction(1, 6)
+def test_attack_reading_a_six_always_hits():
+    # Seed: "Each die resulting in 6 or above explodes! Causing 1 hit": at difficulty 7 or more
+    # the sixes (and only they) hit. The old reading gave 0 here.
+    for difficulty in (7, 8, 9, 20):
+        assert attack_hit_probability(skill=5, difficulty=difficulty) == 1 - Fraction(5, 6) ** 6
+        assert attack_expected_hits(skill=5, difficulty=difficulty) == Fraction(6, 5)
+        assert attack_hit_distribution(skill=5, difficulty=difficulty) == attack_hit_distribution(
+            skill=5, difficulty=6
+        )
+    # One benny makes a 5 a 6: P(some die shows 5 or 6).
+    assert attack_hit_probability(skill=0, difficulty=7, bennies=1) == Fraction(2, 6)
+    result = attack(skill=0, difficulty=8, rng=d6(6, 2))
+    assert result.hits == 1 and not result.foe_strikes_back and result.explosions == 1
+
+
+def _enumerate_attack(dice: int, difficulty: int, depth: int) -> dict[int, Fraction]:
+    """Every sequence of d6 faces an attack can show, explosions followed ``depth`` levels deep
+    (a six at the cut hits and adds nothing), hits counted die by die from the seed's words."""
+    out: dict[int, Fraction] = {}
+
+    def walk(pending: int, level: int, hits: int, weight: Fraction) -> None:
+        if pending == 0:
+            out[hits] = out.get(hits, Fraction(0)) + weight
+            return
+        for face in range(1, 7):
+            hit = face >= difficulty or face == 6
+            more = 1 if face == 6 and level < depth else 0
+            walk(pending - 1 + more, level + more, hits + hit, weight / 6)
+
+    walk(dice, 0, 0, Fraction(1))
+    return out
+
+
+@pytest.mark.parametrize("difficulty", [7, 8, 9])
+@pytest.mark.parametrize("dice", [1, 2, 3])
+def test_attack_odds_at_difficulty_seven_to_nine_against_enumeration(dice, difficulty):
+    depth, top = 4, dice + 3
+    enumerated = _enumerate_attack(dice, difficulty, depth)
+    assert sum(enumerated.values()) == 1
+    ours = attack_hit_distribution(skill=dice - 1, difficulty=difficulty, top=top)
+    # The two differ only where a chain reaches the depth cut: mass below dice / 6**depth.
+    bound = Fraction(dice, 6**depth)
+    for h in range(top):
+        assert abs(ours[h] - enumerated.get(h, Fraction(0))) <= bound
+    assert ours[0] == enumerated[0] == Fraction(5, 6) ** dice
+    assert attack_hit_probability(skill=dice - 1, difficulty=difficulty) == 1 - enumerated[0]
+    mean = sum(h * p for h, p in enumerated.items())
+    exact = attack_expected_hits(skill=dice - 1, difficulty=difficulty)
+    assert 0 <= exact - mean <= dice * Fraction(6, 5) / 6 ** (depth + 1)
+    # With bennies: every initial roll, all bennies on the die that needs fewest to hit.
+    for bennies in (1, 2, 3):
+        rolls = list(itertools.product(range(1, 7), repeat=dice))
+        hit = sum(
+            1 for roll in rolls if any(f + bennies >= difficulty or f + bennies >= 6 for f in roll)
+        )
+        assert attack_hit_probability(
+            skill=dice - 1, difficulty=difficulty, bennies=bennies
+        ) == Fraction(hit, len(rolls))
 
 
 def test_attack_expected_hits_worked_by_hand():
@@ -271,7 +326,8 @@ def test_attack_hit_distribution_against_icepool(dice, difficulty):
     def chain_hits(total: int) -> int:
         # icepool sums an exploded die: 6 * sixes + last face (a six at the depth cut counts).
         sixes = (total - 1) // 6
-        return sixes * (difficulty <= 6) + (total - 6 * sixes >= difficulty)
+        last = total - 6 * sixes
+        return sixes + (last >= difficulty or last == 6)  # a six always hits
 
     pool = dice @ icepool.d6.explode(depth=depth).map(chain_hits)
     theirs = {h: pool.probability(h) for h in range(top)}
@@ -378,7 +434,7 @@ def test_attack_keeps_every_die(seed, skill, difficulty):
         assert len(children) == (1 if d.exploded else 0)
         if d.source is not None:
             assert d.source < i
-    assert result.hits == sum(1 for d in result.dice if d.value >= difficulty)
+    assert result.hits == sum(1 for d in result.dice if _die_hits(d.value, difficulty))
     assert result.foe_strikes_back == (result.hits == 0)
 
 
@@ -447,21 +503,23 @@ def test_pushing_three_to_four_at_difficulty_four_hits():
 
 def test_a_die_explodes_only_once_and_benny_chains():
     result = attack(skill=0, difficulty=7, rng=d6(6, 2))
-    assert result.hits == 0  # difficulty 7: the six explodes but cannot hit
-    pushed = spend_benny_on_die(result, die_index=0, rng=d6())  # 6 -> 7: hit, no new die
+    assert result.hits == 1  # difficulty 7: the six explodes and hits; the 2 misses
+    pushed = spend_benny_on_die(result, die_index=0, rng=d6())  # 6 -> 7: still one hit, no new die
     assert pushed.hits == 1 and len(pushed.dice) == 2
     # A 5 pushed to 6 explodes into a 6 that explodes into a 2.
     chain = spend_benny_on_die(attack(skill=0, difficulty=4, rng=d6(5)), die_index=0, rng=d6(6, 2))
     assert [d.value for d in chain.dice] == [6, 6, 2]
     assert [d.source for d in chain.dice] == [None, 0, 1]
     assert chain.hits == 2 and chain.explosions == 2
-    # Two bennies on a 4 at difficulty 7: 5, then 6 explodes (into a 1), no hit yet; a third: 7.
-    two = attack(skill=0, difficulty=7, rng=d6(4))
+    # Two bennies on a 4 at difficulty 8: 5 (a miss, the foe would strike back), then 6: it
+    # hits and explodes (into a 1, a miss).
+    two = attack(skill=0, difficulty=8, rng=d6(4))
+    assert two.foe_strikes_back
     two = spend_benny_on_die(two, die_index=0, rng=d6())
+    assert two.hits == 0 and two.foe_strikes_back
     two = spend_benny_on_die(two, die_index=0, rng=d6(1))
-    assert two.hits == 0 and two.dice[0].exploded and len(two.dice) == 2
-    three = spend_benny_on_die(two, die_index=0, rng=d6())
-    assert three.hits == 1 and three.bennies == 3 and len(three.dice) == 2
+    assert two.hits == 1 and two.dice[0].exploded and len(two.dice) == 2
+    assert not two.foe_strikes_back and two.bennies == 2
 
 
 def test_benny_explosion_chi_square():

@@ -313,7 +313,7 @@ def heal_outcome(
     result: conductor.HealingResult, *, label: str, patient: Any, harm: str = ""
 ) -> RollOutcome:
     """The card of a heal: the attack roll's dice (flat, so the attack card shows them) and what
-    it does to the patient: each hit heals one hit; no die at the difficulty costs them 1 hit."""
+    it does to the patient: each hit heals one hit; no hit at all costs them 1 hit."""
     detail = {
         **result.roll.to_dict(),
         "skill_label": label,
@@ -325,7 +325,7 @@ def heal_outcome(
         "time_spent": result.time_spent,
     }
     if result.patient_takes_hit:
-        summary = f"Every die under {result.roll.difficulty}: {patient.name} takes 1 hit"
+        summary = f"No hit: {patient.name} takes 1 hit"
     else:
         healed = result.hits_healed
         summary = f"Heals {healed} {'hit' if healed == 1 else 'hits'} on {patient.name}"
