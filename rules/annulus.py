@@ -359,7 +359,8 @@ def min_adjustments(
 
 def jams_allow_solution(length: int, jammed_values: Mapping[int, int]) -> bool:
     """RULES-NOTES "Failure": between jammed dice at i < j with values a, b a solution exists iff
-    |a - b| <= j - i and (j - i - |a - b|) is even. Every other die (hidden ones too) is free.
+    |a - b| <= j - i and (j - i - |a - b|) is even; every other die is free. Positions are in
+    the chain being judged: for a challenge, the visible chain (hidden positions left out).
     """
     check_int(length, "The chain length", low=0, high=MAX_LENGTH)
     if not isinstance(jammed_values, Mapping):
@@ -768,33 +769,27 @@ class Challenge(Result):
 
     @property
     def solvable(self) -> bool:
-        """RULES-NOTES "Failure": decided over the whole chain, hidden dice as free values."""
+        """RULES-NOTES "Failure" (revised): judged over the chain as the players know it, the
+        visible dice in order with hidden positions left out, and again after each reveal."""
         return self.remaining_adjustments is not None
 
     @property
     def remaining_adjustments(self) -> int | None:
-        """GM help: fewest adjustments solving the whole chain (hidden dice at their numbers).
-
-        A lower bound on the real number: it ignores that a hidden die waits for the visible
-        chain to be solved before it is revealed and can be adjusted.
-        """
-        return min_adjustments(self.values, self.jammed)
-
-    @property
-    def visible_solvable(self) -> bool:
-        """Can the visible chain still be solved? When False while ``solvable`` is True, only a
-        toolkit ability (un-jam, reveal) can move the challenge on."""
-        return self.visible_min_adjustments is not None
-
-    @property
-    def visible_min_adjustments(self) -> int | None:
+        """GM help: fewest adjustments solving the visible chain (hidden dice left out, as the
+        failure rule reads it); None once the jammed visible dice forbid a solution."""
         return min_adjustments(self.visible_values(), self.visible_jammed())
 
     @property
+    def awaiting_reveal(self) -> bool:
+        """The visible chain is solved but hidden dice remain: the GM should reveal one."""
+        return bool(self.hidden) and self.visible_solved
+
+    @property
     def status(self) -> ChallengeStatus:
-        """RULES-NOTES: succeeds "when the chain is solved and no hidden die remains"; fails
-        "when the jammed dice make a solution impossible" (whole chain)."""
-        if not self.hidden and is_solved(self.values):
+        """RULES-NOTES: succeeds "when the chain is solved and no hidden die remains"; fails as
+        soon as the jammed visible dice make the visible chain unsolvable. A solved visible chain
+        with hidden dice left is still in progress: it waits for the GM's reveal."""
+        if not self.hidden and self.visible_solved:
             return ChallengeStatus.SOLVED
         if not self.solvable:
             return ChallengeStatus.FAILED
@@ -807,7 +802,7 @@ class Challenge(Result):
     @property
     def can_reveal(self) -> bool:
         """Seed: hidden dice are revealed "only when all visible dice are solved"."""
-        return bool(self.hidden) and not self.finished and self.visible_solved
+        return self.awaiting_reveal and not self.finished
 
     def ability_available(self, ability: str) -> bool:
         """Seed: a failed toolkit check makes "that ability ... unavailable ... for the
@@ -834,7 +829,7 @@ class Challenge(Result):
             "jammed": list(self.visible_jammed()),
             "pairs_ok": list(self.pairs_ok()),
             "visible_solved": self.visible_solved,
-            "visible_min_adjustments": self.visible_min_adjustments,
+            "visible_min_adjustments": self.remaining_adjustments,
             "status": self.status.value,
             "unavailable_abilities": list(self.unavailable_abilities),
         }
@@ -849,8 +844,6 @@ class Challenge(Result):
             "pairs_ok": list(self.pairs_ok()),
             "chain_pairs_ok": list(self.chain_pairs_ok()),
             "visible_solved": self.visible_solved,
-            "visible_solvable": self.visible_solvable,
-            "visible_min_adjustments": self.visible_min_adjustments,
             "solvable": self.solvable,
             "remaining_adjustments": self.remaining_adjustments,
             "can_reveal": self.can_reveal,

@@ -177,8 +177,9 @@ def test_gm_view_has_everything():
     assert view["hidden"] == [4]
     assert view["visible_indices"] == [0, 1, 2, 3, 5]
     assert view["visible_values"] == [7, 9, 7, 3, 5]
-    # Worked by hand above (test_annulus): the whole row needs 9 adjustments.
-    assert view["remaining_adjustments"] == 9
+    # Judged over the players' chain 7 9 7 3 5 (RULES-NOTES "Failure"): 7 8 7 6 5 by hand,
+    # 1 + 3 = 4 adjustments (the whole row, hidden 11 included, would need 9).
+    assert view["remaining_adjustments"] == 4
     assert view["solvable"] is True
     assert view["can_reveal"] is False
     assert view["status"] == "in_progress"
@@ -330,23 +331,56 @@ def test_failure_through_jamming_during_play():
 
 
 def test_failure_across_a_hidden_position():
-    # RULES-NOTES: jammed 5 and 9 with one hidden die between: |5 - 9| = 4 > 2 -> failed.
+    # RULES-NOTES: jammed 5 and 9, adjacent in view: the players can never solve them.
     challenge = make([5, 1, 9], hidden=[1], jammed=[0, 2])
     assert challenge.status is ChallengeStatus.FAILED
-    # Parity: jammed 5 and 6 two apart can't be solved, though the visible [5][6] looks solved.
+
+
+def test_a_chain_the_players_cannot_solve_fails_though_a_hidden_die_would_bridge_it():
+    # The review's stuck case: visible [4][6] both jammed with a hidden die between them in
+    # truth. Judged over the whole chain it stayed "in progress" forever (no reveal can come,
+    # the visible chain never solves). Judged as the players know it, it fails at once.
+    stuck = make([4, 9, 6], hidden=[1], jammed=[0, 2])
+    assert not stuck.solvable and stuck.remaining_adjustments is None
+    assert stuck.status is ChallengeStatus.FAILED and not stuck.can_reveal
+    assert make([5, 11, 7], hidden=[1], jammed=[0, 2]).status is ChallengeStatus.FAILED
+
+
+def test_a_solved_visible_chain_waits_for_the_reveal_then_is_judged_again():
+    # The review's leaky case: visible [5][6] jammed and solved, a hidden die between them.
+    # It used to report "failed" while the players' chain looked solved (telling them a hidden
+    # die exists). Now it waits for the GM, who is prompted to reveal.
     parity = make([5, 1, 6], hidden=[1], jammed=[0, 2])
-    assert parity.visible_solved and parity.status is ChallengeStatus.FAILED
+    assert parity.visible_solved and parity.status is ChallengeStatus.IN_PROGRESS
+    assert parity.awaiting_reveal and parity.can_reveal
+    assert parity.player_view()["status"] == "in_progress"
+    # After the reveal the chain in view is 5 1 6 with 5 and 6 jammed, two apart: unsolvable.
+    after, _ = annulus.reveal(parity, position=1)
+    assert after.visible_values() == (5, 1, 6)
+    assert after.status is ChallengeStatus.FAILED
+    # A die revealed past the jammed ones leaves a solvable chain: 5 6 7 1, the 1 to 6 or 8.
+    tail, _ = annulus.reveal(make([5, 6, 7, 1], hidden=[3], jammed=[0, 2]), position=3)
+    assert tail.status is ChallengeStatus.IN_PROGRESS and tail.remaining_adjustments == 5
 
 
-def test_solvable_through_hidden_positions():
-    # Jammed 5 and 7 with one hidden die between: the hidden die can become 6.
-    challenge = make([5, 11, 7], hidden=[1], jammed=[0, 2])
-    assert challenge.status is ChallengeStatus.IN_PROGRESS and challenge.solvable
-    assert challenge.remaining_adjustments == 5  # 11 -> 6, by hand
-    # ...but the visible chain [5][7] of two jammed dice can't be solved: only a toolkit helps.
-    assert not challenge.visible_solvable
-    # Two hidden dice between jammed 5 and 8: gap 3, difference 3.
-    assert make([5, 1, 1, 8], hidden=[1, 2], jammed=[0, 3]).solvable
+@settings(max_examples=150)
+@given(
+    values=st.lists(st.integers(1, 12), min_size=1, max_size=7),
+    flags=st.lists(st.sampled_from(["free", "hidden", "jammed"]), min_size=7, max_size=7),
+)
+def test_status_never_depends_on_what_players_cannot_see(values, flags):
+    # Two challenges with the same visible chain (values, jams) but different hidden dice show
+    # players the same status: the reading never tells them more than they see.
+    flags = flags[: len(values)]
+    hidden = [i for i, f in enumerate(flags) if f == "hidden"]
+    jammed = [i for i, f in enumerate(flags) if f == "jammed"]
+    one = make(values, hidden=hidden, jammed=jammed)
+    other_values = [(v % 12) + 1 if i in hidden else v for i, v in enumerate(values)]
+    other = make(other_values, hidden=hidden, jammed=jammed)
+    assert one.player_view() == other.player_view()
+    # ...and it never hangs: in progress means a move is left (an adjustment or a reveal).
+    if one.status is ChallengeStatus.IN_PROGRESS:
+        assert one.can_reveal or one.remaining_adjustments
 
 
 def test_solved_needs_no_hidden_die_left():
@@ -694,8 +728,10 @@ def test_jammed_dice_never_change_unless_freed(challenge, plan):
 @settings(max_examples=60, deadline=None)
 @given(challenges())
 def test_status_agrees_with_the_pairwise_rule(challenge):
-    stuck = {i: challenge.values[i] for i in challenge.jammed}
-    allowed = annulus.jams_allow_solution(challenge.length, stuck)
+    # RULES-NOTES "Failure": the pairwise rule over the visible chain (hidden positions out).
+    visible = challenge.visible_values()
+    stuck = {k: visible[k] for k in challenge.visible_jammed()}
+    allowed = annulus.jams_allow_solution(len(visible), stuck)
     if challenge.status is ChallengeStatus.FAILED:
         assert not allowed
     else:

@@ -100,7 +100,6 @@ def gm_view(challenge: Challenge, state: dict[str, Any]) -> dict[str, Any]:
         "length": length,
         "hidden_count": len(hidden),
         "visible_solved": challenge.visible_solved,
-        "visible_min_adjustments": challenge.visible_min_adjustments,
         "remaining_adjustments": challenge.remaining_adjustments,
         "solvable": challenge.solvable,
         "can_reveal": challenge.can_reveal,
