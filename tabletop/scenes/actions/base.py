@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Q
 
 from rules.core import (
     resolve_rng,  # noqa: F401 - patched by tests for scripted dice
@@ -15,7 +16,7 @@ from rules.core import (
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
 from tabletop.scenes import selectors
-from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.models import Audience, Scene, SceneEvent
 
 # --- authorisation helpers --------------------------------------------------------------------
 
@@ -68,17 +69,37 @@ def character_for_roll(*, scene: Scene, actor: Any, character_id: Any) -> Charac
     return character
 
 
-def lock_roll(scene: Scene, seq: Any) -> SceneEvent:
+def lock_roll(scene: Scene, seq: Any, what: str) -> SceneEvent:
+    """Lock a roll the whole table sees, for ``what`` (bennies, plot points, a heal, a
+    strike-back): public or revealed. A hidden event gets the same refusal whatever it is,
+    checked before anything else, so no error word tells its kind, owner or outcome."""
     event = (
         # of=("self",): PostgreSQL can't lock the nullable side of the character join.
         SceneEvent.objects.select_for_update(of=("self",))
         .select_related("character", "scene__campaign")
-        .filter(scene=scene, seq=whole(seq, "Which roll?"), kind="roll")
+        .filter(scene=scene, seq=whole(seq, "Which roll?"))
         .first()
     )
-    if event is None:
+    if event is not None and event.audience != Audience.EVERYONE and event.revealed_at is None:
+        raise ValidationError(f"{what} go on rolls the whole table sees: reveal this roll first.")
+    if event is None or event.kind != "roll":
         raise ValidationError("There is no such roll in this scene.")
     return event
+
+
+def is_latest_roll(event: SceneEvent) -> bool:
+    """Is this the character's newest roll the table has seen (spends go only on that one)?
+
+    Only rolls in the open count: a later hidden roll (the GM's secret perception roll for the
+    character, say) must not make a spend fail and so tell the player it exists."""
+    later = (
+        SceneEvent.objects.filter(
+            scene_id=event.scene_id, kind="roll", character_id=event.character_id, seq__gt=event.seq
+        )
+        .filter(Q(audience=Audience.EVERYONE) | Q(revealed_at__isnull=False))
+        .exclude(parent=event)  # the foe's strike-back answers this roll; it is not a new one
+    )
+    return not later.exists()
 
 
 def whole(raw: Any, what: str) -> int:

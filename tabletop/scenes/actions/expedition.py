@@ -27,7 +27,7 @@ from tabletop.scenes.actions import base
 from tabletop.scenes.actions.base import lock_roll, membership, require_gm, require_open, roll_data
 from tabletop.scenes.actions.spends import _pay
 from tabletop.scenes.events import record_event
-from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.systems.conductor import sheet_skill
 
 #: The key of the expedition in ``Scene.state`` (and the panel's name).
@@ -410,15 +410,13 @@ def heal_apply(*, scene: Scene, actor: Any, seq: Any) -> SceneEvent:
     membership(scene.campaign, actor)
     require_open(scene)
     with transaction.atomic():
-        roll = lock_roll(scene, seq)
+        roll = lock_roll(scene, seq, "Heals")
         data = roll_data(roll)
         if data.get("roll_kind") != "conductor_heal":
             raise ValidationError("That roll is not a heal.")
         healer = roll.character
         if actor.pk not in (healer.owner_id if healer else None, scene.campaign.gm_id):
             raise PermissionDenied("The healer's player or the GM applies a heal.")
-        if roll.audience != Audience.EVERYONE and roll.revealed_at is None:
-            raise ValidationError("Heals go on the sheet in the open: reveal this roll first.")
         if roll.public.get("healing_applied"):
             raise ValidationError("That heal is already on the sheet.")
         result = data["result"]

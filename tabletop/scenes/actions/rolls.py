@@ -64,6 +64,12 @@ def roll_make(
         raise ValidationError(f"Unknown roll mode {str(mode)[:20]!r}.")
     if mode == "secret" and campaign.gm_id != actor.pk:
         raise PermissionDenied("Only the GM makes secret rolls.")
+    if foe is not None and ROLL_MODES[mode] == Audience.SELF:
+        # A self roll is the roller's alone: nothing at the table may follow from it.
+        raise ValidationError(
+            "A self roll changes nothing at the table, so it is not made against a foe: "
+            "pick another mode, or type the difficulty."
+        )
     data = dict(data or {})
     if foe is not None:
         if not kind.targets_foe:
@@ -87,6 +93,11 @@ def roll_make(
         "character": character.name if character else "",
     }
     who = {"roller": actor.get_username(), "mode": mode}
+    misses_foe = foe is not None and bool(outcome.detail.get("foe_strikes_back"))
+    if misses_foe and audience != Audience.EVERYONE:
+        # A hidden miss must not show: the strike-back (a card, hits on the sheet) waits for
+        # the GM's reveal (SECURITY.md). The GM's card says so.
+        roll["held_strike_back"] = {"foe_id": foe.pk, "foe": foe.name}
     with transaction.atomic():
         if audience == Audience.EVERYONE:
             public, secret = {**who, **roll}, {}
@@ -102,7 +113,7 @@ def roll_make(
             public=public,
             secret=secret,
         )
-        if foe is not None and outcome.detail.get("foe_strikes_back"):
+        if misses_foe and audience == Audience.EVERYONE:
             _foe_misses_answer(event=event, foe=foe, character=character, rng=rng)
         return event
 
@@ -111,12 +122,14 @@ def _foe_misses_answer(
     *, event: SceneEvent, foe: Character, character: Character | None, rng: Rng
 ) -> None:
     """RULES-NOTES: "If no die hits, the foe attacks back at once" — but "after seeing the roll
-    the player may spend bennies". With bennies to spend on a roll the table sees, the strike-back
-    waits for the roller (``strike_back_accept``) or a benny that lands a hit; otherwise now."""
+    the player may spend bennies". With bennies to spend on a roll the table sees (public, or
+    revealed while still the character's latest roll), the strike-back waits for the roller
+    (``strike_back_accept``) or a benny that lands a hit; otherwise it comes now."""
     can_spend = (
         character is not None
-        and event.audience == Audience.EVERYONE
+        and (event.audience == Audience.EVERYONE or event.revealed_at is not None)
         and Character.objects.filter(pk=character.pk, bennies__gt=0).exists()
+        and base.is_latest_roll(event)
     )
     if can_spend:
         event.public["strike_back"] = {"status": "pending", "foe_id": foe.pk, "foe": foe.name}
@@ -175,8 +188,11 @@ def _mode_of(event: SceneEvent) -> str:
     return str(event.public.get("mode", "public"))
 
 
-def roll_reveal(*, scene: Scene, actor: Any, seq: int) -> SceneEvent:
-    """The GM shows a hidden roll to everyone; its nonce is published so browsers verify it."""
+def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -> SceneEvent:
+    """The GM shows a hidden roll to everyone; its nonce is published so browsers verify it.
+
+    A hidden attack that missed its foe held the strike-back; it comes now, as after a public
+    miss (at once, or once the roller declines to spend bennies)."""
     require_gm(scene.campaign, actor)
     with transaction.atomic():
         event = (
@@ -189,13 +205,20 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int) -> SceneEvent:
         if event.audience == Audience.SELF:
             raise PermissionDenied("A self roll belongs to its roller.")
         reveal_event(event)
-        return record_event(
+        reveal = record_event(
             scene=scene,
             kind="reveal",
             actor=actor,
             parent=event,
             public={"roller": event.public.get("roller", ""), "seq": event.seq},
         )
+        held = event.secret.get("held_strike_back")
+        foe = held and Character.objects.filter(pk=held.get("foe_id"), campaign=scene.campaign)
+        if foe and foe.exists():
+            _foe_misses_answer(
+                event=event, foe=foe.get(), character=event.character, rng=base.resolve_rng(rng)
+            )
+        return reveal
 
 
 def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
@@ -203,7 +226,7 @@ def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = 
     membership(scene.campaign, actor)
     require_open(scene)
     with transaction.atomic():
-        roll = lock_roll(scene, seq)
+        roll = lock_roll(scene, seq, "Strike-backs")
         strike = roll.public.get("strike_back") or {}
         if strike.get("status") != "pending":
             raise ValidationError("No foe is waiting to strike back on that roll.")

@@ -27,7 +27,7 @@ from tabletop.scenes.actions.base import (
     whole,
 )
 from tabletop.scenes.events import record_event
-from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.systems import RollOutcome
 from tabletop.scenes.systems import conductor as conductor_kinds
 from tabletop.scenes.systems import percentile as percentile_kinds
@@ -35,20 +35,10 @@ from tabletop.scenes.systems import percentile as percentile_kinds
 # --- live spends: bennies (conductor) ------------------------------------------------------------
 
 
-def _require_in_the_open(event: SceneEvent, what: str) -> None:
-    # Spends are played in the open: a benny or plot point on a hidden roll would tell the table
-    # that it was close. The GM reveals the roll first.
-    if event.audience != Audience.EVERYONE and event.revealed_at is None:
-        raise ValidationError(f"{what} go on rolls the whole table sees: reveal this roll first.")
-
-
 def _require_latest_roll(event: SceneEvent) -> None:
     """Seed: spends come "after seeing the roll's result" / on "a roll just made": the
     character's newest roll in this scene, not an old one."""
-    later = SceneEvent.objects.filter(
-        scene_id=event.scene_id, kind="roll", character_id=event.character_id, seq__gt=event.seq
-    ).exclude(parent=event)  # the foe's strike-back answers this roll; it is not a new one
-    if later.exists():
+    if not base.is_latest_roll(event):
         raise ValidationError(
             f"{event.character.name} has rolled since: spends go on the character's latest roll."
         )
@@ -88,7 +78,9 @@ def benny_spend(
     membership(scene.campaign, actor)
     require_open(scene)
     with transaction.atomic():
-        roll = lock_roll(scene, seq)
+        # Spends are played in the open: a benny or plot point on a hidden roll would tell the
+        # table that it was close. The GM reveals the roll first.
+        roll = lock_roll(scene, seq, "Bennies")
         data = roll_data(roll)
         if data.get("roll_kind") not in conductor_kinds.BENNY_KINDS:
             raise ValidationError("Bennies go on standard and attack rolls.")
@@ -97,7 +89,6 @@ def benny_spend(
             raise ValidationError("Only a character's roll takes bennies.")
         if character.owner_id != actor.pk:
             raise PermissionDenied("Only the character's player spends their bennies.")
-        _require_in_the_open(roll, "Bennies")
         _require_latest_roll(roll)
         if data.get("strike_back", {}).get("status") == "struck":
             raise ValidationError("The foe has already struck back: this attack is over.")
@@ -261,7 +252,7 @@ def plot_spend(
     with transaction.atomic():
         roll = None
         if name in CHANGE_USES:
-            roll = lock_roll(scene, seq)
+            roll = lock_roll(scene, seq, "Plot points")
             _require_changeable(roll)
             low, high = spec["values"]
             value = whole(new_value, "The new roll")
@@ -293,7 +284,6 @@ def _require_changeable(roll: SceneEvent) -> None:
         raise ValidationError("Plot points change d100 maneuver rolls.")
     if roll.character_id is None:
         raise ValidationError("Only a character's roll can be changed with plot points.")
-    _require_in_the_open(roll, "Plot points")
     _require_latest_roll(roll)
     if roll.public.get("pending_change"):
         raise ValidationError(

@@ -209,6 +209,54 @@ def test_with_bennies_the_strike_back_waits_and_a_benny_hit_averts_it():
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("mode", ["gm", "blind"])
+def test_a_hidden_miss_holds_the_strike_back_until_the_reveal(mode):
+    # Before the fix a hidden miss made the troll strike back at once, in the open: a second
+    # card for everyone and Mira's hits on the party panel told the table the roll missed.
+    table, hero, troll = conductor_table(bennies=0)
+    roll = attack(table, hero, 1, 2, foe=troll, mode=mode)
+    assert roll.secret["result"]["foe_strikes_back"] is True
+    assert "strike_back" not in roll.public
+    assert roll.secret["held_strike_back"] == {"foe_id": troll.pk, "foe": "Cave troll"}
+    assert not SceneEvent.objects.filter(parent=roll).exists()
+    assert SceneEvent.objects.filter(kind="roll").count() == 1
+    hero.refresh_from_db()
+    assert hero.hits == 0
+    # The GM reveals: now the troll strikes back (3d6 vs Mira's 3: a 3 and a 4 hit).
+    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq, rng=Faces(3, 1, 4))
+    answer = SceneEvent.objects.get(parent=roll, kind="roll")
+    assert answer.audience == "everyone" and answer.public["result"]["hits"] == 2
+    hero.refresh_from_db()
+    assert hero.hits == 2
+    roll.refresh_from_db()
+    assert roll.public["strike_back"]["status"] == "struck"
+
+
+@pytest.mark.django_db
+def test_a_revealed_miss_with_bennies_waits_for_the_roller():
+    table, hero, troll = conductor_table(bennies=1)
+    roll = attack(table, hero, 1, 2, foe=troll, mode="gm")
+    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
+    roll.refresh_from_db()
+    assert roll.public["strike_back"]["status"] == "pending"
+    assert not SceneEvent.objects.filter(parent=roll, kind="roll").exists()
+    # A benny on the 2 (to 3) misses the troll's 5 still; Mira lets the troll strike.
+    actions.strike_back_accept(
+        scene=table.scene, actor=table.alice, seq=roll.seq, rng=Faces(1, 1, 1)
+    )
+    roll.refresh_from_db()
+    assert roll.public["strike_back"]["status"] == "struck"
+
+
+@pytest.mark.django_db
+def test_a_self_roll_is_not_made_against_a_foe():
+    table, hero, troll = conductor_table()
+    with pytest.raises(ValidationError, match="self roll changes nothing"):
+        attack(table, hero, 1, 2, foe=troll, mode="self")
+    assert not SceneEvent.objects.filter(kind="roll").exists()
+
+
+@pytest.mark.django_db
 def test_the_roller_or_the_gm_lets_a_waiting_foe_strike():
     table, hero, troll = conductor_table(bennies=1)
     roll = attack(table, hero, 2, 1, foe=troll)
