@@ -24,7 +24,7 @@ run: $(STAMP)
 	@echo "  Tabletop is running at http://$(HOST):$(PORT)/   (Ctrl-C to stop)"
 	@echo "  Demo tables and logins: make demo"
 	@echo ""
-	$(BIN)/daphne -b $(HOST) -p $(PORT) tabletop.asgi:application
+	$(BIN)/daphne -b $(HOST) -p $(PORT) --websocket-max-message-size 65536 tabletop.asgi:application
 
 demo: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput

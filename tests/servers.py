@@ -47,6 +47,9 @@ def _spawn_daphne(env: dict[str, str], port: int, log_path: Path) -> subprocess.
                 "127.0.0.1",
                 "-p",
                 str(port),
+                # consumers.DAPHNE_MAX_MESSAGE_BYTES, as in production (no Django imported here)
+                "--websocket-max-message-size",
+                "65536",
                 "tabletop.asgi:application",
             ],
             cwd=ROOT,

@@ -59,7 +59,17 @@ class Daphne:
         daphne = Path(sys.executable).with_name("daphne")
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
-            [str(daphne), "-b", "127.0.0.1", "-p", str(self.port), self.app],
+            [
+                str(daphne),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                # consumers.DAPHNE_MAX_MESSAGE_BYTES, as in production
+                "--websocket-max-message-size",
+                "65536",
+                self.app,
+            ],
             cwd=ROOT,
             env=self.env,
             stdout=log,

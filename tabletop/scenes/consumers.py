@@ -14,11 +14,13 @@ import asyncio
 import json
 import logging
 import math
+import re
 import time
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.exceptions import PermissionDenied, ValidationError
 
@@ -32,6 +34,15 @@ from tabletop.scenes.sockets import user_sockets_group
 log = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 16 * 1024
+#: daphne's own cap on one incoming message (``--websocket-max-message-size``, 1 MiB unless
+#: set), just above MAX_FRAME_BYTES so a frame between the two gets this consumer's clear refusal;
+#: on anything bigger daphne drops the connection, no error frame, without buffering it whole.
+#: The one number behind the flag in the Makefile's ``run``, docker-compose.yml, tests/servers.py
+#: and bench/fanout/servers.py (tests/tabletop/security/test_bad_frames.py checks they agree).
+DAPHNE_MAX_MESSAGE_BYTES = 64 * 1024
+#: Brackets deeper than this are refused before parsing: Python's json recurses once per level,
+#: and 1,000 levels (2 KB) raise RecursionError. Commands are flat forms; a few levels at most.
+MAX_DEPTH = 32
 RATE_PER_SECOND = 5.0
 RATE_BURST = 15.0
 
@@ -51,8 +62,31 @@ def _finite_float(text: str) -> float:
     return value
 
 
+#: A JSON string (to its closing quote, or to the end when unterminated) or a bracket. It always
+#: matches at a quote, never backtracks: one linear pass, however hostile the text.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[][{}]', re.DOTALL)
+
+
+def _too_deep(text: str) -> bool:
+    """Whether brackets outside strings nest deeper than MAX_DEPTH. Up to the first syntax error
+    (where json stops) this counts what json would recurse into, never less."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False  # every usual command: no scan
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif token in ("]", "}"):
+            depth -= 1
+    return False
+
+
 class SceneConsumer(AsyncJsonWebsocketConsumer):
     ended = False  # set when the user's session ends (logout, removal...): nothing more flows
+    left = False  # set once the socket has left its groups, beat and presence (``_leave``)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels' dispatch first hops to the database thread (close_old_connections) for every
@@ -62,7 +96,18 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        try:
+            await handler(message)
+        except StopConsumer:
+            raise
+        except Exception:
+            # The last resort for a bug no handler caught. Left to Channels, the socket would
+            # close (1011) without ``disconnect`` running, and the scene's beat would keep the
+            # dead socket at the table. End it as a disconnect does; the browser reconnects.
+            log.exception("scene socket failed on %s", message.get("type"))
+            await self._leave()
+            await self.close(code=1011)
+            raise StopConsumer from None
 
     # --- socket handlers -----------------------------------------------------------------------
 
@@ -96,13 +141,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         beats.join(self.scene_id, self)
 
     async def disconnect(self, code: int) -> None:
-        if not hasattr(self, "groups_joined"):
-            return
-        beats.leave(self.scene_id, self)
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        await database_sync_to_async(actions.presence_leave)(channel_name=self.channel_name)
-        await beats.announce_departure(self.scene_id)
+        await self._leave()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.ended:
@@ -111,15 +150,14 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         if not self._take_token():
             await self.send_error("Slow down: too many commands at once. Try again in a moment.")
             return
-        if text_data is None or len(text_data.encode("utf-8")) > MAX_FRAME_BYTES:
-            await self.send_error(
-                f"Message refused: frames must be text under {MAX_FRAME_BYTES} B."
-            )
-            return
         try:
-            content = json.loads(text_data, parse_constant=_not_json, parse_float=_finite_float)
-        except ValueError:
-            await self.send_error("Message refused: it is not valid JSON.")
+            content = self._read(text_data)
+        except ClientError as exc:
+            await self.send_error(str(exc))
+            return
+        except Exception:  # whatever the parser did, one bad frame costs one error frame
+            log.exception("scene frame not read")
+            await self.send_error("Message refused: the server could not read it.")
             return
         await self.receive_json(content)
 
@@ -158,6 +196,34 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             )
 
     # --- command helpers ----------------------------------------------------------------------
+
+    @staticmethod
+    def _read(text_data: str | None) -> Any:
+        """The frame's JSON, or ClientError saying why it is refused."""
+        try:
+            size = len(text_data.encode("utf-8")) if text_data is not None else None
+        except UnicodeEncodeError:  # lone surrogates: not text (daphne would not pass them)
+            size = None
+        if size is None or size > MAX_FRAME_BYTES:
+            raise ClientError(f"Message refused: frames must be text under {MAX_FRAME_BYTES} B.")
+        if _too_deep(text_data):
+            raise ClientError(f"Message refused: nested too deeply (over {MAX_DEPTH} levels).")
+        try:
+            return json.loads(text_data, parse_constant=_not_json, parse_float=_finite_float)
+        except ValueError:
+            raise ClientError("Message refused: it is not valid JSON.") from None
+
+    async def _leave(self) -> None:
+        """Leave the groups, the scene's beat and its presence list: once, and only after
+        ``connect`` joined them (a refused socket joined nothing)."""
+        if not hasattr(self, "groups_joined") or self.left:
+            return
+        self.left = True
+        beats.leave(self.scene_id, self)
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        await database_sync_to_async(actions.presence_leave)(channel_name=self.channel_name)
+        await beats.announce_departure(self.scene_id)
 
     def _take_token(self) -> bool:
         now = time.monotonic()

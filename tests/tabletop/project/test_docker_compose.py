@@ -5,6 +5,8 @@ from pathlib import Path
 
 import yaml
 
+from tabletop.scenes.consumers import DAPHNE_MAX_MESSAGE_BYTES, MAX_FRAME_BYTES
+
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SETTINGS_SOURCE = (ROOT / "tabletop" / "settings.py").read_text()
@@ -22,6 +24,16 @@ def test_web_scales_and_is_daphne_behind_proxy():
     assert "--proxy-headers" in web["command"]
     assert COMPOSE["services"]["proxy"]["ports"]
     assert web["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+
+
+def test_web_caps_websocket_messages_just_above_the_apps_frame_limit():
+    # A frame over the app's cap but under daphne's gets the app's error frame; daphne's default
+    # cap (1 MiB) would buffer far more, and drops the socket without one.
+    command = COMPOSE["services"]["web"]["command"]
+    flag = "--websocket-max-message-size"
+    assert flag in command
+    cap = int(command[command.index(flag) + 1])
+    assert MAX_FRAME_BYTES < cap == DAPHNE_MAX_MESSAGE_BYTES < 1024 * 1024
 
 
 def test_migrate_is_one_shot():

@@ -3,10 +3,15 @@ and keeps serving everyone (fuzzed with Hypothesis through the real ASGI stack).
 
 "Nothing half-done": a refused command leaves the scene's events and seq exactly as they were;
 an accepted one adds whole events only (as many new events as the seq moved, no gap).
+
+"Keeps serving": after any bad frame (too deep, too big, of the wrong type) the same socket still
+answers, and the presence list is right: the user is at the table while the socket is open and
+gone once it closes (a socket that died without ``disconnect`` stayed there for good).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -14,13 +19,16 @@ import time
 from dataclasses import dataclass
 
 import pytest
+from asgiref.sync import sync_to_async
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tabletop.scenes import actions, consumers
+from tabletop.scenes import actions, beats, consumers, selectors
+from tabletop.scenes.consumers import SceneConsumer
+from tabletop.scenes.models import Presence
 from tabletop.scenes.systems import ROLL_KINDS
 from tests.tabletop.scenes.conftest import Socket, connect
-from tests.tabletop.security.conftest import stored_async
+from tests.tabletop.security.conftest import logged_in, open_socket, stored_async
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
 
@@ -176,14 +184,68 @@ async def assert_whole_or_nothing(sock, scene, text: str) -> None:
         assert added >= 1 and after[1] - before[1] == added
 
 
-WHOLE_ROLL = json.dumps({"command": "roll", "roll_kind": "expression", "expression": "1d6"})
+ROLL_1D6 = {"command": "roll", "roll_kind": "expression", "expression": "1d6"}
+WHOLE_ROLL = json.dumps(ROLL_1D6)
 NOT_JSON = "not valid JSON"  # also the answer to NaN/Infinity, which json.dumps writes for floats
+
+
+def with_field(content: dict, field: str, value_text: str) -> str:
+    """``content`` as JSON text with ``field`` set (last key wins) to the raw ``value_text``."""
+    return json.dumps(content)[:-1] + f", {json.dumps(field)}: {value_text}}}"
+
+
+TOO_DEEP = "nested too deeply"
+NOT_TEXT = "must be text"
+TOO_BIG = f"under {consumers.MAX_FRAME_BYTES} B"
+
+
+def nested(depth: int, kinds: str, core: str, *, closed: bool = True) -> str:
+    """``core`` inside ``depth`` levels of arrays and objects (``kinds`` cycled: "[" or "{")."""
+    opens = ["[" if kinds[i % len(kinds)] == "[" else '{"":' for i in range(depth)]
+    closes = ["]" if o == "[" else "}" for o in reversed(opens)] if closed else []
+    return "".join(opens) + core + "".join(closes)
+
+
+#: Bracket-heavy string contents: brackets inside strings are no nesting, escaped quotes no end.
+BRACKETY_TEXT = st.text(alphabet='[]{}"\\ x', max_size=40)
+#: JSON nested past MAX_DEPTH (2,500 levels stay under the size cap), closed or not, bare or as a
+#: command's field: json would recurse once per level (1,000 levels raised RecursionError).
+DEEP = st.builds(
+    lambda depth, kinds, core, closed, as_field: (
+        with_field(ROLL_1D6, "expression", nested(depth, kinds, core, closed=closed))
+        if as_field
+        else nested(depth, kinds, core, closed=closed)
+    ),
+    st.integers(consumers.MAX_DEPTH + 1, 2500) | st.sampled_from([consumers.MAX_DEPTH + 1, 1000]),
+    st.text(alphabet="[{", min_size=1, max_size=4),
+    st.sampled_from(["1", "null", "[]", "{}"]) | BRACKETY_TEXT.map(json.dumps),
+    st.booleans(),
+    st.booleans(),
+)
+#: Text over the app's cap but under daphne's (so it reaches the app): any mix of 1- to 4-byte
+#: characters, bare or opening like a command or a deep frame.
+OVERSIZE = st.builds(
+    lambda size, head, fill: head + fill * -(-(size - len(head.encode())) // len(fill.encode())),
+    st.integers(consumers.MAX_FRAME_BYTES + 1, consumers.DAPHNE_MAX_MESSAGE_BYTES - 4),
+    st.sampled_from(["", '{"command": "roll", "note": "', "[" * 1000]),
+    st.sampled_from(["x", "[", "é", "€", "\U0001f3b2"]),
+)
+#: Not text: binary frames (valid JSON commands too), empty ones, lone surrogates (which no
+#: browser sends and daphne would not pass, but the consumer must not trip on).
+NOT_TEXT_FRAMES = st.one_of(
+    st.binary(max_size=200).map(lambda b: (None, b)),
+    st.just((None, WHOLE_ROLL.encode())),
+    st.just((None, b"")),
+    st.sampled_from(["\ud800", '{"command": "roll", "note": "\udfff"}']).map(lambda t: (t, None)),
+)
 
 #: (text, bytes, what the error says): frames the server cannot read as a command at all.
 UNREADABLE = st.one_of(
     st.text(max_size=300).filter(not_json).map(lambda t: (t, None, NOT_JSON)),
     st.integers(1, len(WHOLE_ROLL) - 1).map(lambda n: (WHOLE_ROLL[:n], None, NOT_JSON)),
-    st.binary(max_size=200).map(lambda b: (None, b, "must be text")),
+    NOT_TEXT_FRAMES.map(lambda frame: (*frame, NOT_TEXT)),
+    DEEP.map(lambda t: (t, None, TOO_DEEP)),
+    OVERSIZE.map(lambda t: (t, None, TOO_BIG)),
 )
 
 #: (JSON text, acceptable error texts): readable JSON that is no command the server knows.
@@ -213,11 +275,6 @@ ROLLS = {
 #: A value of any JSON type, or a number past every range written as text (json.dumps could
 #: not even write most of those).
 BAD_VALUE = JSON.map(json.dumps) | st.sampled_from(HUGE_NUMBERS)
-
-
-def with_field(content: dict, field: str, value_text: str) -> str:
-    """``content`` as JSON text with ``field`` set (last key wins) to the raw ``value_text``."""
-    return json.dumps(content)[:-1] + f", {json.dumps(field)}: {value_text}}}"
 
 
 #: Known commands with a field of a wrong type or size: valid rolls with one field mutated
@@ -354,6 +411,9 @@ async def test_after_every_kind_of_bad_input_the_socket_and_the_table_still_work
         '{"command": "reveal", "seq": ' + "9" * 5000 + "}",
         json.dumps({"command": "hello", "last_seq": -1}),
         "x" * (consumers.MAX_FRAME_BYTES + 1),
+        "x" * (consumers.DAPHNE_MAX_MESSAGE_BYTES - 1),  # daphne lets it through: the app refuses
+        "[" * 1000 + "]" * 1000,
+        with_field(ROLL_1D6, "expression", nested(1000, "{", "1")),
     ]
     for text in bad:
         await assert_refused(alice, table.scene, text)
@@ -363,3 +423,169 @@ async def test_after_every_kind_of_bad_input_the_socket_and_the_table_still_work
     await bob.send(command="roll", roll_kind="expression", expression="1d6", mode="public")
     assert EVENT in await answer(bob)
     assert EVENT in await answer(alice)
+
+
+# --- depth, size and type: the socket still answers, the presence list stays right ------------
+
+
+@pytest.fixture
+def alice_client(table):
+    return logged_in(table.alice)
+
+
+async def open_fresh(client, scene) -> Socket:
+    """A new socket for ``client`` (no hello, no draining: quick enough for one per example)."""
+    accepted, communicator = await open_socket(scene, client=client)
+    assert accepted
+    for _ in range(100):  # the consumer counts it present just after accepting it
+        if await Presence.objects.filter(scene=scene).aexists():
+            break
+        await asyncio.sleep(0.02)
+    return Socket(communicator)
+
+
+@sync_to_async
+def at_the_table(scene) -> list[str]:
+    """Who the presence list shows on ``scene``."""
+    return [user.username for user in selectors.online_users(scene_id=scene.pk)]
+
+
+@sync_to_async
+def presence_rows(scene, user) -> int:
+    return Presence.objects.filter(scene=scene, user=user).count()
+
+
+async def assert_still_answers(sock) -> None:
+    """A valid hello on the same socket gets the scene replayed (its first event, at least)."""
+    await sock.send(command="hello", last_seq=0)
+    assert EVENT in await answer(sock)
+    assert_no_server_error()
+
+
+async def assert_gone_after_close(sock, table) -> None:
+    await sock.close()
+    assert "alice" not in await at_the_table(table.scene)
+    assert await presence_rows(table.scene, table.alice) == 0
+    assert beats.local_sockets(table.scene.pk) == 0  # the beat no longer refreshes it
+
+
+#: (text, bytes, the acceptable error texts): every kind of frame the server must refuse.
+BAD_FRAME = UNREADABLE.map(lambda c: (c[0], c[1], (c[2],))) | NOT_A_COMMAND.map(
+    lambda c: (c[0], None, c[1])
+)
+
+
+@settings(FUZZ, max_examples=80)
+@given(case=BAD_FRAME)
+async def test_after_any_bad_frame_the_socket_answers_and_presence_is_right(
+    table, alice_client, case
+):
+    text, data, says = case
+    alice = await open_fresh(alice_client, table.scene)
+    assert "alice" in await at_the_table(table.scene)
+    refused = await assert_refused(alice, table.scene, text, data=data)
+    assert any(s in refused for s in says), refused[:300]
+    await assert_still_answers(alice)
+    assert "alice" in await at_the_table(table.scene)
+    await assert_gone_after_close(alice, table)
+
+
+async def test_json_nested_1000_deep_gets_an_error_frame_and_leaves_presence_clean(
+    table, alice_client
+):
+    # The review's case. This test FAILS on the consumer before the depth check: json.loads
+    # raised RecursionError out of receive(), the application died (close 1011) so the error
+    # escaped to this test, disconnect() never ran, and the scene's beat kept refreshing the dead
+    # socket's presence: alice stayed at the table for as long as the process ran.
+    text = "[" * 1000 + "]" * 1000
+    assert len(text.encode()) == 2000
+    alice = await open_fresh(alice_client, table.scene)
+    refused = await assert_refused(alice, table.scene, text)
+    assert "Message refused: nested too deeply" in refused
+    await assert_still_answers(alice)
+    assert "alice" in await at_the_table(table.scene)
+    await assert_gone_after_close(alice, table)
+
+
+@settings(FUZZ, max_examples=30)
+@given(depth=st.integers(0, consumers.MAX_DEPTH - 1), kinds=st.text(alphabet="[{", min_size=1))
+async def test_frames_nested_up_to_the_limit_are_read(table, seats, depth, kinds):
+    # Depth counts brackets outside strings only: strings full of brackets don't count.
+    decoy = json.dumps("[{" * 200 + '\\"]' * 20)
+    inner = nested(depth, kinds, decoy)  # with the command's own object: depth + 1 <= limit
+    text = with_field({"command": "no-such-command"}, "pad", inner)
+    assert "Unknown command" in await assert_refused(seats.alice, table.scene, text)
+
+
+def json_depth(value) -> int:
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return 1 + max(map(json_depth, value), default=0)
+    return 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    core=st.none() | st.integers() | BRACKETY_TEXT | st.just([]) | st.just({}),
+    levels=st.lists(st.tuples(st.integers(0, 5), BRACKETY_TEXT), max_size=2 * consumers.MAX_DEPTH),
+    ascii_only=st.booleans(),
+)
+def test_the_depth_scan_agrees_with_the_json_it_scans(core, levels, ascii_only):
+    # The scan before parsing must count what json would recurse into: never less (or the
+    # RecursionError is back), never more for valid JSON (or good commands would be refused).
+    value = core
+    for shape, text in levels:
+        value = [
+            [value],
+            [text, value],
+            [value, [[]]],
+            {text: value},
+            {text: value, "": [[]]},
+            {"": text, text: value},
+        ][shape]
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    assert consumers._too_deep(text) == (json_depth(value) > consumers.MAX_DEPTH), text[:200]
+
+
+async def test_a_bug_behind_a_command_is_logged_and_answered_and_the_socket_stays(
+    table, alice_client, monkeypatch
+):
+    def broken(**kwargs):
+        raise RuntimeError("a bug behind a command")
+
+    monkeypatch.setattr(actions, "run_command", broken)
+    alice = await open_fresh(alice_client, table.scene)
+    await send_frame(alice, text=WHOLE_ROLL)
+    assert "That command failed on the server" in await answer(alice)
+    assert [r.getMessage() for r in SERVER_ERRORS.records] == ["scene command failed"]
+    SERVER_ERRORS.records.clear()
+    await assert_still_answers(alice)
+    assert "alice" in await at_the_table(table.scene)
+    await assert_gone_after_close(alice, table)
+
+
+async def test_a_bug_no_handler_caught_closes_the_socket_cleanly(table, alice_client, monkeypatch):
+    # The last resort (dispatch): a channel-layer handler fails. The socket closes with 1011 (the
+    # browser reconnects) and leaves its groups, its beat and the presence list, as a disconnect
+    # does; left to Channels, it would close without any of that.
+    real = SceneConsumer.scene_presence
+
+    async def broken(self, message):
+        if self.user.pk == table.alice.pk:
+            raise RuntimeError("a bug in a layer handler")
+        await real(self, message)
+
+    monkeypatch.setattr(SceneConsumer, "scene_presence", broken)
+    alice = await open_fresh(alice_client, table.scene)  # her own arrival is broadcast to her
+    while (out := await alice.communicator.receive_output(timeout=3))["type"] != "websocket.close":
+        pass
+    assert out["code"] == 1011
+    assert [r.getMessage() for r in SERVER_ERRORS.records] == [
+        "scene socket failed on scene.presence"
+    ]
+    SERVER_ERRORS.records.clear()
+    assert "alice" not in await at_the_table(table.scene)
+    assert await presence_rows(table.scene, table.alice) == 0
+    assert beats.local_sockets(table.scene.pk) == 0
+    await alice.close()
