@@ -62,6 +62,16 @@ INSTALLED_APPS = [
     "tabletop.campaigns",
     "tabletop.characters",
     "tabletop.scenes",
+    "tabletop.systems",
+]
+
+#: The game systems this site offers: packages that register a ``System`` (tabletop.systems).
+TABLETOP_SYSTEMS = [
+    "tabletop.systems.annulus",
+    "tabletop.systems.roll_and_keep",
+    "tabletop.systems.conductor",
+    "tabletop.systems.two_dice",
+    "tabletop.systems.percentile",
 ]
 
 MIDDLEWARE = [

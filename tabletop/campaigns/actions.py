@@ -15,7 +15,8 @@ from django.db import transaction
 from django.utils import timezone
 
 import rules
-from tabletop.campaigns.models import Campaign, Invite, Membership, System
+from tabletop import systems
+from tabletop.campaigns.models import Campaign, Invite, Membership
 from tabletop.scenes.sockets import end_user_sockets
 
 INVITE_INVALID = "This invite link does not work: it was revoked by the GM, or it never existed."
@@ -36,10 +37,9 @@ def campaign_create(
     name = (name or "").strip()
     if not name:
         raise ValidationError({"name": "Give the campaign a name."})
-    if system not in System.values:
-        raise ValidationError(
-            {"system": f"Choose one of the five systems: {', '.join(System.labels)}."}
-        )
+    if systems.find(system) is None:
+        labels = ", ".join(label for _, label in systems.choices())
+        raise ValidationError({"system": f"Choose one of the systems: {labels}."})
     campaign = Campaign.objects.create(
         name=name, system=system, gm=gm, description=(description or "").strip()
     )

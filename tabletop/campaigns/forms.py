@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
-from tabletop.campaigns.models import Campaign, System
+from tabletop import systems
+from tabletop.campaigns.models import Campaign
 
 
 class CampaignCreateForm(forms.Form):
@@ -15,9 +16,9 @@ class CampaignCreateForm(forms.Form):
     )
     system = forms.ChoiceField(
         label="Rule system",
-        choices=System.choices,
+        choices=systems.choices,
         widget=forms.RadioSelect,
-        error_messages={"invalid_choice": "Choose one of the five systems listed."},
+        error_messages={"invalid_choice": "Choose one of the systems listed."},
     )
     description = forms.CharField(
         label="Description (optional)",

@@ -8,28 +8,19 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
-import rules
-
-
-class System(models.TextChoices):
-    """The five built-in rule systems (slugs as in RULES-NOTES.md)."""
-
-    ANNULUS = "annulus", "Annulus (operation challenges)"
-    ROLL_AND_KEEP = "roll_and_keep", "Roll and Keep (d10 pools, mana)"
-    CONDUCTOR = "conductor", "Conductor (d12 + skill, bennies, wilderness)"
-    TWO_DICE = "two_dice", "Two Dice (2d6 + attribute, resources)"
-    PERCENTILE = "percentile", "Percentile (open-ended d100, plot points)"
+from tabletop import systems
 
 
 class Campaign(models.Model):
     name = models.CharField(max_length=100)
-    system = models.CharField(max_length=20, choices=System.choices)
+    # The slug of a registered game system (tabletop.systems); the choices follow the registry.
+    system = models.CharField(max_length=20, choices=systems.choices)
     gm = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="campaigns_run"
     )
     description = models.TextField(blank=True)
-    # The GM's overrides of the system's DEFAULT_RULESET; rules.<system>.validate_ruleset merges
-    # and checks them, so an empty dict means "the defaults from RULES-NOTES.md".
+    # The GM's overrides of the system's DEFAULT_RULESET; the system's rules merge and check
+    # them (validate_ruleset), so an empty dict means "the defaults from RULES-NOTES.md".
     ruleset = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -40,12 +31,17 @@ class Campaign(models.Model):
         return self.name
 
     @property
+    def game(self) -> systems.System:
+        """The campaign's game system, from the registry."""
+        return systems.get(self.system)
+
+    @property
     def rules(self):  # noqa: ANN201 - a module
-        return rules.SYSTEMS[self.system]
+        return self.game.rules
 
     def effective_ruleset(self) -> dict[str, Any]:
         """The full ruleset in force: defaults with this campaign's overrides, validated."""
-        return self.rules.validate_ruleset(self.ruleset)
+        return self.game.effective_ruleset(self.ruleset)
 
 
 class Membership(models.Model):

@@ -181,7 +181,9 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 
 def _ruleset_form(campaign: Campaign, data: object = None) -> tuple[RulesetForm, str | None]:
     current, problem = selectors.ruleset_in_force(campaign=campaign)
-    form = RulesetForm(
+    # A system may bring a form of its own; the generic one follows its defaults' shape.
+    form_class = campaign.game.settings_form or RulesetForm
+    form = form_class(
         data,
         defaults=selectors.ruleset_defaults(campaign=campaign),
         current=current,

@@ -16,52 +16,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from tabletop.campaigns.models import Campaign, System
-
-# --- fallbacks: the RULES-NOTES defaults, used when a ruleset lacks the key ---------------------
-
-ANNULUS_CHALLENGE_TYPES = ("Knowledge", "Finesse", "Force", "Perception")
-ROLL_AND_KEEP_COLOURS = ("White", "Blue", "Black", "Red", "Green")
-ROLL_AND_KEEP_LINKS = {
-    "Cunning": ("Black",),
-    "Intelligence": ("Blue",),
-    "Strength": ("Red",),
-    "Endurance": ("Green",),
-    "Charisma": ("White",),
-    "Finesse": ("Black",),
-    "Acuity": ("Blue",),
-}
-TWO_DICE_ATTRIBUTES = ("Might", "Agility", "Wits", "Presence")
-TWO_DICE_RESOURCES = {
-    "Health": ("Might", "Agility"),
-    "Stamina": ("Agility", "Wits"),
-    "Focus": ("Wits", "Presence"),
-    "Resolve": ("Presence", "Might"),
-}
-# The seed's skill list; "(S)" skills may be specified, two of them must be.
-CONDUCTOR_SKILLS = (
-    "Acrobatics",
-    "Awareness",
-    "Art/Craft",
-    "Calculus",
-    "Climbing, Swimming and Running",
-    "Disguise",
-    "Evaluate",
-    "Healing",
-    "Languages",
-    "Manuality",
-    "Mechanisms and Devices",
-    "Poison",
-    "Rhetoric",
-    "Script",
-    "Spell",
-    "Strength",
-    "Survival",
-    "Weapon",
-)
-CONDUCTOR_MAY_SPECIFY = ("Awareness", "Art/Craft", "Weapon")
-CONDUCTOR_MUST_SPECIFY = ("Art/Craft", "Weapon")
-PERCENTILE_STATS = ("Perceptivity",)
+from tabletop import systems
+from tabletop.campaigns.models import Campaign
 
 # --- what lives where on the model --------------------------------------------------------------
 
@@ -105,10 +61,10 @@ class SheetSpec:
     """The sheet of one system in one campaign."""
 
     system: str
-    #: fixed, named attributes (roll_and_keep, two_dice)
+    #: fixed, named attributes
     attributes: tuple[str, ...] = ()
     attribute_range: tuple[int, int] = (0, 20)
-    #: roll_and_keep: attribute -> linked colours; two_dice: resource -> linked attributes
+    #: attribute -> linked colours (mana systems), or resource -> linked attributes
     attribute_links: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     colours: tuple[str, ...] = ()
     mana_range: tuple[int, int] = (0, 20)
@@ -121,12 +77,12 @@ class SheetSpec:
     skill_label: str = "Skill"
     skill_suggestions: tuple[str, ...] = ()
     skill_range: tuple[int, int] = (0, 10)
-    #: only the ruleset's skills (conductor: the rules engine refuses others)
+    #: only the ruleset's skills (the rules engine refuses others)
     skills_listed_only: bool = False
     uses_specialisation: bool = False
     may_specify: tuple[str, ...] = ()
     must_specify: tuple[str, ...] = ()
-    #: percentile: free-form stats by name ({"Perceptivity": 5}) kept in ``attributes``
+    #: free-form stats by name ({"Perceptivity": 5}) kept in ``attributes``
     uses_stats: bool = False
     stat_suggestions: tuple[str, ...] = ()
     stat_range: tuple[int, int] = (-100, 100)
@@ -163,7 +119,7 @@ class SheetSpec:
 # --- reading the ruleset ----------------------------------------------------------------------
 
 
-def _names(value: Any, fallback: Iterable[str]) -> tuple[str, ...]:
+def names_from(value: Any, fallback: Iterable[str]) -> tuple[str, ...]:
     """A list of names from the ruleset (strings, or dicts with a "name"), else the fallback."""
     if isinstance(value, Mapping):
         value = list(value.keys())
@@ -178,7 +134,7 @@ def _names(value: Any, fallback: Iterable[str]) -> tuple[str, ...]:
     return tuple(fallback)
 
 
-def _links(value: Any, fallback: Mapping[str, Iterable[str]]) -> dict[str, tuple[str, ...]]:
+def links_from(value: Any, fallback: Mapping[str, Iterable[str]]) -> dict[str, tuple[str, ...]]:
     if isinstance(value, Mapping) and value:
         return {
             str(key): (linked,) if isinstance(linked, str) else tuple(linked)
@@ -187,82 +143,23 @@ def _links(value: Any, fallback: Mapping[str, Iterable[str]]) -> dict[str, tuple
     return {key: tuple(linked) for key, linked in fallback.items()}
 
 
-def _first(ruleset: Mapping[str, Any], *keys: str) -> Any:
+def first_of(ruleset: Mapping[str, Any], *keys: str) -> Any:
     for key in keys:
         if key in ruleset:
             return ruleset[key]
     return None
 
 
-def _conductor_skills(ruleset: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple, tuple]:
-    """(skill names, may-specify, must-specify) from the ruleset, else the seed's list.
-
-    The ruleset maps each skill to "never", "may" or "must" (be specified).
-    """
-    raw = ruleset.get("skills")
-    if not isinstance(raw, Mapping) or not raw:
-        return CONDUCTOR_SKILLS, CONDUCTOR_MAY_SPECIFY, CONDUCTOR_MUST_SPECIFY
-    names = tuple(str(name) for name in raw)
-    may = tuple(str(name) for name, rule in raw.items() if rule in ("may", "must"))
-    must = tuple(str(name) for name, rule in raw.items() if rule == "must")
-    return names, may, must
-
-
-def _int_or(value: Any, fallback: int) -> int:
+def int_or(value: Any, fallback: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else fallback
 
 
 def spec_for_ruleset(system: str, ruleset: Mapping[str, Any]) -> SheetSpec:
-    """The sheet of ``system`` under ``ruleset`` (a validated, full ruleset)."""
-    if system == System.ANNULUS:
-        types = _names(_first(ruleset, "challenge_types", "types"), ANNULUS_CHALLENGE_TYPES)
-        return SheetSpec(system=system, challenge_types=types)
-    if system == System.ROLL_AND_KEEP:
-        links = _links(ruleset.get("links"), ROLL_AND_KEEP_LINKS)
-        attributes = _names(ruleset.get("attributes"), links.keys())
-        colours = _names(ruleset.get("colours"), ROLL_AND_KEEP_COLOURS)
-        return SheetSpec(
-            system=system,
-            attributes=attributes,
-            attribute_links=links,
-            colours=colours,
-            uses_specialities=True,
-        )
-    if system == System.CONDUCTOR:
-        names, may, must = _conductor_skills(ruleset)
-        return SheetSpec(
-            system=system,
-            uses_skills=True,
-            skill_suggestions=names,
-            skills_listed_only=True,
-            uses_specialisation=True,
-            may_specify=may,
-            must_specify=must,
-            uses_difficulty=True,
-            default_difficulty=_int_or(ruleset.get("character_difficulty"), 3),
-            currencies=("bennies", "hits", "lasting_hits"),
-        )
-    if system == System.TWO_DICE:
-        resources = _links(ruleset.get("resources"), TWO_DICE_RESOURCES)
-        return SheetSpec(
-            system=system,
-            attributes=_names(ruleset.get("attributes"), TWO_DICE_ATTRIBUTES),
-            attribute_range=(-5, 20),
-            resources=resources,
-        )
-    if system == System.PERCENTILE:
-        return SheetSpec(
-            system=system,
-            uses_skills=True,
-            skill_label="SV",
-            skill_suggestions=_names(_first(ruleset, "skills", "skill_list"), ()),
-            skill_range=(-100, 300),
-            uses_stats=True,
-            stat_suggestions=_names(ruleset.get("stats"), PERCENTILE_STATS),
-            uses_movement=True,
-            currencies=("plot_points", "plot_points_total", "development_points"),
-        )
-    raise ValueError(f"No sheet for system {system!r}.")
+    """The sheet of ``system`` under ``ruleset`` (a validated, full ruleset): the system's own."""
+    found = systems.find(system)
+    if found is None or found.sheet is None:
+        raise ValueError(f"No sheet for system {system!r}.")
+    return found.sheet(ruleset)
 
 
 def spec_for(campaign: Campaign) -> SheetSpec:

@@ -6,7 +6,6 @@ class ScenesConfig(AppConfig):
     label = "scenes"
 
     def ready(self) -> None:
-        from tabletop.scenes import procedures, systems
+        from tabletop.scenes import dicebox, procedures  # noqa: F401 - they register
 
-        systems.load_all()
         procedures.load_all()

@@ -30,8 +30,9 @@ from tabletop.scenes.audiences import (
 from tabletop.scenes.commitments import canonical_json, commit
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.panels import changes_panels, render_panels
-from tabletop.scenes.systems.conductor import BENNY_KINDS
-from tabletop.scenes.systems.percentile import CHANGEABLE_KINDS
+from tabletop.scenes.rollkinds import ROLL_KINDS
+from tabletop.systems.conductor.rolls import BENNY_KINDS
+from tabletop.systems.percentile.rolls import CHANGEABLE_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,8 @@ def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[st
     ctx["data"] = data
     if vis == FULL:
         ctx["controls"] = card_controls(event, data)
+        kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))
+        ctx["roll_card"] = kind.card if kind is not None else ""
     return ctx
 
 

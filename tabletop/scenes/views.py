@@ -19,8 +19,8 @@ from tabletop.scenes.events import render_card, visible_events
 from tabletop.scenes.models import Scene
 from tabletop.scenes.panels import panel_context
 from tabletop.scenes.procedures import render_procedure_panels
+from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 from tabletop.scenes.selectors import online_users
-from tabletop.scenes.systems import ROLL_KINDS, kinds_for
 
 
 def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:

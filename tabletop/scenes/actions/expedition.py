@@ -28,7 +28,7 @@ from tabletop.scenes.actions.base import lock_roll, membership, require_gm, requ
 from tabletop.scenes.actions.spends import _pay
 from tabletop.scenes.events import record_event
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.systems.conductor import sheet_skill
+from tabletop.systems.conductor.rolls import sheet_skill
 
 #: The key of the expedition in ``Scene.state`` (and the panel's name).
 STATE_KEY = "expedition"

@@ -40,10 +40,10 @@ from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.procedures import contest as contest_panel
 from tabletop.scenes.procedures import percentile_state
 from tabletop.scenes.procedures import turns as turns_panel
-from tabletop.scenes.systems import ROLL_KINDS, RollOutcome
-from tabletop.scenes.systems import percentile as percentile_kinds
-from tabletop.scenes.systems.two_dice import BAND_LABELS as TWO_DICE_BANDS
-from tabletop.scenes.systems.two_dice import OTHER_PENALTY
+from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome
+from tabletop.systems.percentile import rolls as percentile_kinds
+from tabletop.systems.two_dice.rolls import BAND_LABELS as TWO_DICE_BANDS
+from tabletop.systems.two_dice.rolls import OTHER_PENALTY
 
 # --- shared helpers ------------------------------------------------------------------------------
 

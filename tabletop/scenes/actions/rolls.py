@@ -23,8 +23,8 @@ from tabletop.scenes.actions.base import (
 )
 from tabletop.scenes.events import record_event, reveal_event
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.systems import ROLL_KINDS
-from tabletop.scenes.systems import conductor as conductor_kinds
+from tabletop.scenes.rollkinds import ROLL_KINDS, offered
+from tabletop.systems.conductor import rolls as conductor_kinds
 
 #: Roll modes offered on every roll panel, and the audience each one means.
 ROLL_MODES: dict[str, str] = {
@@ -58,7 +58,7 @@ def roll_make(
     membership(campaign, actor)
     require_open(scene)
     kind = ROLL_KINDS.get(roll_kind)
-    if kind is None or ("*" not in kind.systems and campaign.system not in kind.systems):
+    if not offered(kind, campaign.system):
         raise ValidationError(f"Unknown roll {str(roll_kind)[:40]!r} for this system.")
     if mode not in ROLL_MODES:
         raise ValidationError(f"Unknown roll mode {str(mode)[:20]!r}.")

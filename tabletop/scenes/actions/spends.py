@@ -28,9 +28,9 @@ from tabletop.scenes.actions.base import (
 )
 from tabletop.scenes.events import record_event
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.systems import RollOutcome
-from tabletop.scenes.systems import conductor as conductor_kinds
-from tabletop.scenes.systems import percentile as percentile_kinds
+from tabletop.scenes.rollkinds import RollOutcome
+from tabletop.systems.conductor import rolls as conductor_kinds
+from tabletop.systems.percentile import rolls as percentile_kinds
 
 # --- live spends: bennies (conductor) ------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from rules.annulus import Challenge
 from tabletop.characters.models import Character
 from tabletop.scenes.actions.challenges import STATE_KEY
 from tabletop.scenes.procedures import ProcedurePanel, register
-from tabletop.scenes.systems import percent
+from tabletop.scenes.rollkinds import percent
 
 #: Training-perk dice the odds line shows (0 = none).
 ODDS_TRAINING = (0, 1, 2, 3)

@@ -20,7 +20,7 @@ from typing import Any
 from rules import roll_and_keep as rak
 from tabletop.characters.models import Character
 from tabletop.scenes.procedures import ProcedurePanel, register
-from tabletop.scenes.systems import percent
+from tabletop.scenes.rollkinds import percent
 
 NAME = "contests"
 

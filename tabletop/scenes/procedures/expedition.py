@@ -15,8 +15,8 @@ from tabletop.characters.models import Character
 from tabletop.scenes.actions.expedition import STATE_KEY
 from tabletop.scenes.models import SceneEvent
 from tabletop.scenes.procedures import ProcedurePanel, register
-from tabletop.scenes.systems import percent
-from tabletop.scenes.systems.conductor import sheet_skill
+from tabletop.scenes.rollkinds import percent
+from tabletop.systems.conductor.rolls import sheet_skill
 
 
 def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:

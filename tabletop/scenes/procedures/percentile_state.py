@@ -22,7 +22,7 @@ from typing import Any
 from rules import percentile
 from tabletop.characters.models import Character
 from tabletop.scenes.procedures import ProcedurePanel, register
-from tabletop.scenes.systems import ROLL_KINDS
+from tabletop.scenes.rollkinds import ROLL_KINDS
 
 NAME = "maneuvers"
 

@@ -22,7 +22,7 @@ from rules import two_dice
 from rules.turns import TurnTracker
 from tabletop.characters.models import Character
 from tabletop.scenes.procedures import ProcedurePanel, register
-from tabletop.scenes.systems import percent
+from tabletop.scenes.rollkinds import percent
 
 NAME = "turns"
 #: Seconds the table has to hinder or resist a declared check before it rolls by itself.

@@ -412,7 +412,7 @@ def test_a_poison_is_as_strong_as_its_hits_and_its_card_states_time_and_loot():
 
 @pytest.mark.django_db
 def test_heal_and_poison_odds_are_the_attack_distribution():
-    from tabletop.scenes.systems import ROLL_KINDS
+    from tabletop.scenes.rollkinds import ROLL_KINDS
 
     table, kestrel, brannoc = party_table()
     ruleset = table.campaign.effective_ruleset()

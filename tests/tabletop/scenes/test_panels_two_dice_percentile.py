@@ -15,7 +15,7 @@ from django.urls import reverse
 from rules import annulus, percentile, two_dice
 from tabletop.characters.models import Character
 from tabletop.scenes.models import SceneEvent
-from tabletop.scenes.systems import ROLL_KINDS
+from tabletop.scenes.rollkinds import ROLL_KINDS
 from tests.tabletop.scenes.conftest import connect, make_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from tabletop.scenes import actions, beats, consumers, selectors
 from tabletop.scenes.consumers import SceneConsumer
 from tabletop.scenes.models import Presence
-from tabletop.scenes.systems import ROLL_KINDS
+from tabletop.scenes.rollkinds import ROLL_KINDS
 from tests.tabletop.scenes.conftest import Socket, connect
 from tests.tabletop.security.conftest import logged_in, open_socket, stored_async
 

@@ -1,0 +1,116 @@
+"""The registry of game systems: each one is a package ``tabletop/systems/<slug>/`` that
+registers a ``System`` here, the way a Foundry VTT game system registers with the core.
+
+Generic code (campaigns, characters, scenes, their templates) never names a system: it asks this
+registry for the campaign's ``System`` and uses what the system offers (its roll kinds, procedure
+panels, websocket commands, event kinds, character sheet, ruleset settings form, the spends its
+cards offer, the work it has due, its demo table). Adding a system never edits generic code.
+
+The packages listed in ``settings.TABLETOP_SYSTEMS`` are imported once Django's apps are ready
+(``tabletop.systems.apps``); each package's ``__init__`` calls ``register``. A test may register
+a system of its own. This module imports nothing of the project, so anything may import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class System:
+    """Everything the generic code needs to know of one game system.
+
+    ``roll_kinds``: ``RollKind``s (tabletop.scenes.rollkinds) its roll panels offer.
+    ``panels``: ``ProcedurePanel``s (tabletop.scenes.procedures) shown on its scene page.
+    ``commands``: websocket commands (tabletop.scenes.commands.Command) of its procedures.
+    ``event_kinds``: ``EventKind``s (tabletop.scenes.kinds) its actions record.
+    ``sheet``: ``sheet(ruleset) -> SheetSpec`` (tabletop.characters.sheets), the fields its
+    character sheet uses under a validated ruleset.
+    ``settings_form``: the GM's ruleset settings form class, if the generic one
+    (tabletop.campaigns.ruleset_forms, driven by the shape of ``rules.DEFAULT_RULESET``) won't do.
+    ``card_controls``: ``card_controls(event, data) -> dict`` the spend buttons a roll card
+    offers (bennies, plot points, ...), read by the generic card template's system partial.
+    ``scene_extras``: ``scene_extras(scene, viewer, ruleset) -> dict`` more context for the
+    scene page's system partial (``templates/systems/<slug>/scene_side.html``), if any.
+    ``due``: ``due(scene_id, now) -> int`` tasks the heartbeat and follow-ups run (windows
+    closing); each returns how many events it recorded.
+    ``demo``: ``demo(campaign, users) -> None`` builds the demo table's characters.
+    """
+
+    slug: str
+    label: str
+    rules: ModuleType
+    roll_kinds: tuple[Any, ...] = ()
+    panels: tuple[Any, ...] = ()
+    commands: tuple[Any, ...] = ()
+    event_kinds: tuple[Any, ...] = ()
+    sheet: Callable[[Mapping[str, Any]], Any] | None = None
+    settings_form: type | None = None
+    card_controls: Callable[..., dict[str, Any]] | None = None
+    scene_extras: Callable[..., dict[str, Any]] | None = None
+    due: tuple[Callable[..., int], ...] = ()
+    demo: Callable[..., None] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def template_dir(self) -> str:
+        """Where its templates live: ``templates/systems/<slug>/``."""
+        return f"systems/{self.slug}"
+
+    def effective_ruleset(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The campaign's overrides merged over the defaults and checked (``rules/``)."""
+        return self.rules.validate_ruleset(overrides)
+
+
+_SYSTEMS: dict[str, System] = {}
+
+
+def register(system: System) -> System:
+    """Add (or replace, for tests) a system; its roll kinds, panels, commands and event kinds
+    join the generic registries that the scene code reads."""
+    _SYSTEMS[system.slug] = system
+    for hook in _on_register:
+        hook(system)
+    return system
+
+
+def unregister(slug: str) -> None:
+    """Take a system away again (tests that registered their own)."""
+    system = _SYSTEMS.pop(slug, None)
+    if system is not None:
+        for hook in _on_unregister:
+            hook(system)
+
+
+#: Generic registries subscribe here (they must not import the system packages).
+_on_register: list[Callable[[System], None]] = []
+_on_unregister: list[Callable[[System], None]] = []
+
+
+def on_register(added: Callable[[System], None], removed: Callable[[System], None]) -> None:
+    """Call ``added`` for every system registered (now and later), ``removed`` when one goes."""
+    _on_register.append(added)
+    _on_unregister.append(removed)
+    for system in list(_SYSTEMS.values()):
+        added(system)
+
+
+def get(slug: str) -> System:
+    """The registered system ``slug`` (KeyError if there is none)."""
+    return _SYSTEMS[slug]
+
+
+def find(slug: str) -> System | None:
+    return _SYSTEMS.get(slug)
+
+
+def all_systems() -> Iterator[System]:
+    return iter(list(_SYSTEMS.values()))
+
+
+def choices() -> list[tuple[str, str]]:
+    """(slug, label) of every system, for the campaign's system field."""
+    return [(s.slug, s.label) for s in _SYSTEMS.values()]

@@ -1,0 +1,38 @@
+"""The annulus demo table: the characters `make demo` gives the GM, alice and bob."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabletop.characters.demo import GM, NPC, PC, by_position
+from tabletop.characters.sheets import SheetSpec
+
+
+def demo(spec: SheetSpec) -> list[dict[str, Any]]:
+    """(owner, name, kind, sheet, currencies) for each demo character."""
+    return [
+        {
+            "owner": "alice",
+            "name": "Mira Vell",
+            "kind": PC,
+            "sheet": {
+                "training_perks": by_position(spec.challenge_types, [2, 1, 0, 1]),
+                "notes": "Scholar of dead machines; reads glyphs faster than she reads people.",
+            },
+        },
+        {
+            "owner": "bob",
+            "name": "Dorrin Hale",
+            "kind": PC,
+            "sheet": {
+                "training_perks": by_position(spec.challenge_types, [0, 1, 2, 1]),
+                "notes": "Former vault-breaker with steady hands and a bad knee.",
+            },
+        },
+        {
+            "owner": GM,
+            "name": "Archivist Quell",
+            "kind": NPC,
+            "sheet": {"training_perks": by_position(spec.challenge_types, [3, 0, 0, 2])},
+        },
+    ]

@@ -1,0 +1,38 @@
+"""The conductor sheet: the seed's skills ("(S)" skills may be specified, two must be), the
+character's own difficulty (foes attack against it), bennies and hits (seed 002)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules import conductor
+from tabletop.characters.sheets import SheetSpec, int_or
+
+
+def _skills(ruleset: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple, tuple]:
+    """(skill names, may-specify, must-specify): the ruleset maps each skill to "never",
+    "may" or "must" (be specified); the seed's list when it has none."""
+    raw = ruleset.get("skills")
+    if not isinstance(raw, Mapping) or not raw:
+        raw = dict(conductor.SKILLS)
+    names = tuple(str(name) for name in raw)
+    may = tuple(str(name) for name, rule in raw.items() if rule in ("may", "must"))
+    must = tuple(str(name) for name, rule in raw.items() if rule == "must")
+    return names, may, must
+
+
+def sheet(ruleset: Mapping[str, Any]) -> SheetSpec:
+    names, may, must = _skills(ruleset)
+    return SheetSpec(
+        system="conductor",
+        uses_skills=True,
+        skill_suggestions=names,
+        skills_listed_only=True,
+        uses_specialisation=True,
+        may_specify=may,
+        must_specify=must,
+        uses_difficulty=True,
+        default_difficulty=int_or(ruleset.get("character_difficulty"), 3),
+        currencies=("bennies", "hits", "lasting_hits"),
+    )

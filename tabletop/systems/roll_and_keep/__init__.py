@@ -1,0 +1,20 @@
+"""roll_and_keep (seed 001): d10 pools kept by mana colour, opposed and extended actions.
+
+Everything web-side of this one game system lives in this package and in
+``templates/systems/roll_and_keep/``; it registers its ``System`` with ``tabletop.systems``.
+"""
+
+from rules import roll_and_keep as rules_module
+from tabletop import systems
+from tabletop.systems.roll_and_keep import demo, rolls, sheet
+
+SYSTEM = systems.register(
+    systems.System(
+        slug="roll_and_keep",
+        label="Roll and Keep (d10 pools, mana)",
+        rules=rules_module,
+        roll_kinds=tuple(rolls.KINDS),
+        sheet=sheet.sheet,
+        demo=demo.demo,
+    )
+)

@@ -1,0 +1,20 @@
+"""two_dice (seed 003): 2d6 + attribute against 15, resources, hinder and resist.
+
+Everything web-side of this one game system lives in this package and in
+``templates/systems/two_dice/``; it registers its ``System`` with ``tabletop.systems``.
+"""
+
+from rules import two_dice as rules_module
+from tabletop import systems
+from tabletop.systems.two_dice import demo, rolls, sheet
+
+SYSTEM = systems.register(
+    systems.System(
+        slug="two_dice",
+        label="Two Dice (2d6 + attribute, resources)",
+        rules=rules_module,
+        roll_kinds=tuple(rolls.KINDS),
+        sheet=sheet.sheet,
+        demo=demo.demo,
+    )
+)

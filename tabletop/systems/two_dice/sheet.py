@@ -1,0 +1,27 @@
+"""The two_dice sheet: four attributes and the four resources linked to them (seed 003, names
+from RULES-NOTES)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tabletop.characters.sheets import SheetSpec, links_from, names_from
+
+#: RULES-NOTES defaults when a ruleset lacks them.
+ATTRIBUTES = ("Might", "Agility", "Wits", "Presence")
+RESOURCES = {
+    "Health": ("Might", "Agility"),
+    "Stamina": ("Agility", "Wits"),
+    "Focus": ("Wits", "Presence"),
+    "Resolve": ("Presence", "Might"),
+}
+
+
+def sheet(ruleset: Mapping[str, Any]) -> SheetSpec:
+    return SheetSpec(
+        system="two_dice",
+        attributes=names_from(ruleset.get("attributes"), ATTRIBUTES),
+        attribute_range=(-5, 20),
+        resources=links_from(ruleset.get("resources"), RESOURCES),
+    )
