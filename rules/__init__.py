@@ -1,24 +1,26 @@
 """The rules engine: the five seed systems as a pure-Python library with exact odds.
 
-``rules`` never imports Django. ``SYSTEMS`` maps each system's slug (RULES-NOTES.md) to its module.
+``rules`` never imports Django. ``SYSTEMS`` maps each system's slug (RULES-NOTES.md) to its
+package. One home per game system: ``rules/<slug>/`` (its ``__init__`` names the public API and
+lists its modules); ``rules/core.py`` is shared by all and imports no system, ``rules/turns.py``
+keeps turns for any system and ``rules/expression/`` reads the dice box's free-form expressions.
 """
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
+from rules import annulus, conductor, percentile, roll_and_keep, two_dice
 from rules.core import RulesError
 
 SLUGS = ("annulus", "roll_and_keep", "conductor", "two_dice", "percentile")
 
+SYSTEMS: dict[str, ModuleType] = {
+    "annulus": annulus,
+    "roll_and_keep": roll_and_keep,
+    "conductor": conductor,
+    "two_dice": two_dice,
+    "percentile": percentile,
+}
+
 __all__ = ["SLUGS", "SYSTEMS", "RulesError"]
-
-
-def __getattr__(name: str) -> dict[str, ModuleType]:
-    # Imported lazily so that ``import rules.core`` stays cheap and cycle-free.
-    if name == "SYSTEMS":
-        systems = {slug: importlib.import_module(f"rules.{slug}") for slug in SLUGS}
-        globals()["SYSTEMS"] = systems
-        return systems
-    raise AttributeError(f"module 'rules' has no attribute {name!r}")

@@ -1,6 +1,8 @@
 """Shared core of the rules engine: errors, dice, exact distributions, result objects.
 
-Nothing here knows about a particular game. Every system module builds on these pieces:
+Nothing here knows about a particular game, and nothing here imports another module of
+``rules`` (the system packages import this one, so it must never import back). Every system
+builds on these pieces:
 
 - ``RulesError`` and its subclasses carry a message a player understands.
 - ``default_rng()`` is the production dice source (``secrets.SystemRandom``); every roll
@@ -15,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import secrets
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -122,11 +124,6 @@ def lookup(name: Any, options: Iterable[str], what: str) -> str:
     raise UnknownNameError(f"Unknown {what} {name!r}; choose one of: {choices}.")
 
 
-def lookup_key(mapping: Mapping[str, Any], name: Any, what: str) -> Any:
-    """``mapping[name]`` matched case-insensitively, with a clear error when missing."""
-    return mapping[lookup(name, mapping.keys(), what)]
-
-
 # --- exact distributions ------------------------------------------------------------------------
 
 
@@ -169,25 +166,6 @@ def _sum_of(count: int, sides: int) -> tuple[tuple[int, Fraction], ...]:
 def shift(dist: Mapping[int, Fraction], amount: int) -> Dist:
     """Add a constant to every outcome."""
     return {x + amount: p for x, p in dist.items()}
-
-
-def map_outcomes(dist: Mapping[Any, Fraction], fn: Callable[[Any], Any]) -> dict[Any, Fraction]:
-    """Relabel outcomes (several may merge into one)."""
-    out: dict[Any, Fraction] = {}
-    for x, p in dist.items():
-        key = fn(x)
-        out[key] = out.get(key, Fraction(0)) + p
-    return out
-
-
-def prob(dist: Mapping[Any, Fraction], predicate: Callable[[Any], bool]) -> Fraction:
-    """Probability that an outcome satisfies ``predicate``."""
-    return sum((p for x, p in dist.items() if predicate(x)), Fraction(0))
-
-
-def expected(dist: Mapping[int, Fraction]) -> Fraction:
-    """The mean of a numeric distribution."""
-    return sum((x * p for x, p in dist.items()), Fraction(0))
 
 
 def binomial(n: int, p: Fraction) -> Dist:

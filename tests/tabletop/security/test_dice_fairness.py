@@ -22,13 +22,13 @@ import pytest
 from rules import (
     annulus,
     conductor,
-    conductor_wilderness,
     core,
     percentile,
     roll_and_keep,
     two_dice,
 )
 from rules import expression as dice_expression
+from rules.conductor import wilderness_rolls as conductor_wilderness
 from tests.rules.stats import chi_square_p_value
 
 ROOT = Path(__file__).resolve().parents[3]

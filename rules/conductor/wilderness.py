@@ -1,6 +1,8 @@
 """conductor (seed 002): the Wilderness Exploration Procedure as an immutable state machine.
 
-Everything here is re-exported by ``rules.conductor``; import it from there.
+Everything here is re-exported by ``rules.conductor``; import it from there. The procedure's
+fixed words, its odds, its two single rolls and the events a move reports are in
+``rules.conductor.wilderness_rolls``.
 
 Seed "Wilderness Exploration Procedure" (RULES-NOTES "conductor", "Wilderness"): a day has
 three phases (Morning, Afternoon, Night). In each phase each character takes one action
@@ -41,9 +43,11 @@ and ``to_dict()``) tell the web layer what to apply to the sheets: ``LastingHit`
 Public: ``Expedition`` (``start``, ``from_dict``/``to_dict``, ``choose_action``,
 ``spend_bennies_on_forage``, ``choose_travel``, ``end_phase``, ``feed``, ``rest``,
 ``set_mounted``, ``set_water_vehicle``, ``set_leader``, ``add_member``, ``remove_member``,
-``supply_odds``), ``start_expedition``, ``Member``, ``Travel``, ``WildernessRules``, the event
-classes, ``supply_roll``, ``wilderness_roll``, ``forage_probability``, ``supply_probability``,
-``wilderness_roll_distribution``, ``PHASES``, ``ACTIONS``, ``TRAVEL_KINDS``, ``ENCOUNTERS``.
+``supply_odds``), ``start_expedition``, ``Member``, ``Travel``, ``WildernessRules``; and in
+``wilderness_rolls`` the event classes, ``supply_roll``, ``wilderness_roll``,
+``forage_probability``, ``supply_probability``, ``wilderness_roll_distribution``, ``PHASES``,
+``ACTIONS``, ``TRAVEL_KINDS``, ``ENCOUNTERS``.
+
 """
 
 from __future__ import annotations
@@ -51,20 +55,39 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any
 
-from rules.conductor import (
+from rules.conductor.ruleset import _check_bennies, _check_skill, _ruleset
+from rules.conductor.standard import (
     StandardResult,
-    _check_bennies,
-    _check_skill,
-    _ruleset,
     _standard_result,
     spend_bennies_on_standard,
-    standard_probability,
     standard_roll,
 )
+from rules.conductor.wilderness_rolls import (
+    ACTIONS,
+    PHASES,
+    TRAVEL_KINDS,
+    ActionTaken,
+    ExpeditionEvent,
+    Fed,
+    ForageRolled,
+    LastingHit,
+    LastingHitsRecovered,
+    MemberChanged,
+    MountsRecovered,
+    MountsTired,
+    PhaseEnded,
+    SupplyRolled,
+    SupplySkipped,
+    TravelTaken,
+    WildernessRolled,
+    _check_supply_die,
+    supply_probability,
+    supply_roll,
+    wilderness_roll,
+)
 from rules.core import (
-    Die,
     IllegalMoveError,
     Result,
     Rng,
@@ -73,224 +96,11 @@ from rules.core import (
     check_int,
     lookup,
     resolve_rng,
-    roll_die,
 )
-
-#: Seed: "There are three phases in a day".
-PHASES = ("Morning", "Afternoon", "Night")
-#: The seed's sample standard actions; any other text is a free action.
-ACTIONS = ("Forage", "Navigation", "Scouting", "Sentinel", "Rest")
-#: The seed's travel actions.
-TRAVEL_KINDS = ("Trek", "Gallop", "Ferry")
-#: Seed: "1 - Encounter an adventure; 2-3 - ... clues ...; 4-6 - ... the hex's landmark".
-ENCOUNTERS = {1: "adventure", 2: "clues", 3: "clues", 4: "landmark", 5: "landmark", 6: "landmark"}
-WILDERNESS_DIE = 6
 
 _MAX_MEMBERS = 100
 _MAX_TEXT = 200
 _MAX_DAY = 1_000_000
-
-
-# --- wilderness odds and single rolls ---------------------------------------------------------
-
-
-def forage_probability(
-    *, survival: int, bennies: int = 0, ruleset: Mapping[str, Any] | None = None
-) -> Fraction:
-    """P(a Forage succeeds): seed "a difficulty 7 roll using their survival skill"."""
-    difficulty = _ruleset(ruleset)["wilderness"]["forage_difficulty"]
-    return standard_probability(skill=survival, difficulty=difficulty, bennies=bennies)
-
-
-def supply_probability(*, die: int, ruleset: Mapping[str, Any] | None = None) -> Fraction:
-    """P(the supply roll keeps supplies): the supply die "must roll above 3"."""
-    rules = _ruleset(ruleset)["wilderness"]
-    sides = _check_supply_die(die, rules["supply_dice"])
-    target = rules["supply_target"]
-    return Fraction(sides - min(target, sides), sides)
-
-
-def wilderness_roll_distribution() -> dict[str, Fraction]:
-    """The odds of each wilderness roll result (d6: 1 adventure, 2-3 clues, 4-6 landmark)."""
-    out: dict[str, Fraction] = {}
-    for encounter in ENCOUNTERS.values():
-        out[encounter] = out.get(encounter, Fraction(0)) + Fraction(1, WILDERNESS_DIE)
-    return out
-
-
-def _check_supply_die(die: Any, sizes: list[int] | tuple[int, ...]) -> int:
-    die = check_int(die, "The supply die")
-    if die not in sizes:
-        raise RulesError(
-            f"The supply die must be one of {', '.join(f'd{s}' for s in sizes)} (got {die})."
-        )
-    return die
-
-
-@dataclasses.dataclass(frozen=True)
-class WildernessRoll(Result):
-    """The d6 rolled when a phase ends and what the party encounters."""
-
-    die: Die
-    encounter: str
-
-
-def wilderness_roll(*, rng: Rng | None = None) -> WildernessRoll:
-    """Seed: "When ending a phase in wilderness, make a wilderness roll (d6)"."""
-    rolled = roll_die(WILDERNESS_DIE, resolve_rng(rng))
-    return WildernessRoll(
-        die=Die(sides=WILDERNESS_DIE, rolled=rolled, value=rolled), encounter=ENCOUNTERS[rolled]
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class SupplyRoll(Result):
-    """The leader's supply roll: the die, whether it rolled over the target, the die after.
-
-    ``depleted``: the roll failed on the last (smallest) die.
-    """
-
-    die: Die
-    target: int
-    success: bool
-    die_after: int
-    depleted: bool
-
-
-def supply_roll(
-    *, die: int, rng: Rng | None = None, ruleset: Mapping[str, Any] | None = None
-) -> SupplyRoll:
-    """Seed: "the party's leader must roll above 3 to keep supplies from dwindling. Failing
-    this roll will decrease the supply die [...] Once a supply roll fails at d4, the party's
-    supplies have been depleted"."""
-    rules = _ruleset(ruleset)["wilderness"]
-    sizes = rules["supply_dice"]
-    sides = _check_supply_die(die, sizes)
-    rolled = roll_die(sides, resolve_rng(rng))
-    success = rolled > rules["supply_target"]
-    step = sizes.index(sides)
-    last = step == len(sizes) - 1
-    return SupplyRoll(
-        die=Die(sides=sides, rolled=rolled, value=rolled),
-        target=rules["supply_target"],
-        success=success,
-        die_after=sides if success or last else sizes[step + 1],
-        depleted=not success and last,
-    )
-
-
-# --- events --------------------------------------------------------------------------------
-
-
-class ExpeditionEvent(Result):
-    """Base of the events a move returns; ``to_dict()`` includes the event's ``kind``."""
-
-    kind: ClassVar[str] = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **super().to_dict()}
-
-
-@dataclasses.dataclass(frozen=True)
-class ActionTaken(ExpeditionEvent):
-    kind: ClassVar[str] = "action"
-    character: str
-    action: str
-
-
-@dataclasses.dataclass(frozen=True)
-class TravelTaken(ExpeditionEvent):
-    kind: ClassVar[str] = "travel"
-    travel: str
-    hexes: int
-    civilization: bool
-
-
-@dataclasses.dataclass(frozen=True)
-class ForageRolled(ExpeditionEvent):
-    kind: ClassVar[str] = "forage"
-    character: str
-    roll: StandardResult
-    success: bool
-
-
-@dataclasses.dataclass(frozen=True)
-class WildernessRolled(ExpeditionEvent):
-    kind: ClassVar[str] = "wilderness_roll"
-    day: int
-    phase: str
-    roll: WildernessRoll
-
-
-@dataclasses.dataclass(frozen=True)
-class MountsTired(ExpeditionEvent):
-    kind: ClassVar[str] = "mounts_tired"
-
-
-@dataclasses.dataclass(frozen=True)
-class MountsRecovered(ExpeditionEvent):
-    kind: ClassVar[str] = "mounts_recovered"
-
-
-@dataclasses.dataclass(frozen=True)
-class SupplyRolled(ExpeditionEvent):
-    kind: ClassVar[str] = "supply_roll"
-    leader: str
-    roll: SupplyRoll
-
-
-@dataclasses.dataclass(frozen=True)
-class SupplySkipped(ExpeditionEvent):
-    """A Forage succeeded today: no supply roll and no hunger hit (seed "Forage")."""
-
-    kind: ClassVar[str] = "supply_skipped"
-    foragers: tuple[str, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class LastingHit(ExpeditionEvent):
-    """Apply one hit to ``character`` that lasts until ``cause`` is cured.
-
-    ``cause``: "no rest" (cured by a rest) or "supplies depleted" (cured by being fed).
-    """
-
-    kind: ClassVar[str] = "lasting_hit"
-    character: str
-    cause: str
-
-
-@dataclasses.dataclass(frozen=True)
-class LastingHitsRecovered(ExpeditionEvent):
-    """Remove ``hits`` lasting hits of ``cause`` from ``character``."""
-
-    kind: ClassVar[str] = "lasting_hits_recovered"
-    character: str
-    cause: str
-    hits: int
-
-
-@dataclasses.dataclass(frozen=True)
-class PhaseEnded(ExpeditionEvent):
-    kind: ClassVar[str] = "phase_ended"
-    day: int
-    phase: str
-    next_day: int
-    next_phase: str
-
-
-@dataclasses.dataclass(frozen=True)
-class Fed(ExpeditionEvent):
-    kind: ClassVar[str] = "fed"
-    supply_die: int
-
-
-@dataclasses.dataclass(frozen=True)
-class MemberChanged(ExpeditionEvent):
-    """The party changed: leader, mounts, water vehicle, who is in it."""
-
-    kind: ClassVar[str] = "member_changed"
-    change: str
-    character: str | None = None
 
 
 NO_REST = "no rest"

@@ -1,0 +1,141 @@
+"""Dice expressions: rolling one, every die kept (what was rolled).
+
+An exploding die adds another die to the roll (seed 002: "adding another d6 to the roll");
+keep/drop then chooses among all dice of the term.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules import core
+from rules.core import Die, Result, Rng
+from rules.expression.parser import _coerce
+from rules.expression.tree import MAX_EXPLOSIONS, Dice, Expression, ExpressionTooLargeError
+
+# --- rolling --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TermResult(Result):
+    """One term as rolled: its dice (kept and dropped, explosion dice included, in rolling
+    order) and its signed subtotal (kept dice times the multiplier)."""
+
+    text: str  # canonical operand, e.g. "4d6kh3" or "2"
+    sign: int
+    multiplier: int
+    dice: tuple[Die, ...]
+    subtotal: int
+
+    def breakdown(self) -> str:
+        if not self.dice:
+            text = self.text
+        else:
+            shown = []
+            for d in self.dice:
+                face = f"{d.value}!" if d.exploded else str(d.value)
+                shown.append(face if d.kept else f"~~{face}~~")
+            text = f"{self.text} ({', '.join(shown)})"
+        return text if self.multiplier == 1 else f"{text} * {self.multiplier}"
+
+
+@dataclass(frozen=True)
+class ExpressionResult(Result):
+    """A rolled expression: every term with every die, the total and a readable breakdown.
+
+    In the breakdown an exploded die is marked ``6!`` and a dropped die ``~~1~~`` (avrae/d20's
+    convention)."""
+
+    expression: str
+    terms: tuple[TermResult, ...]
+    total: int
+    breakdown: str
+
+    @property
+    def dice(self) -> tuple[Die, ...]:
+        return tuple(d for t in self.terms for d in t.dice)
+
+
+def _roll_dice(dice: Dice, rng: Rng) -> tuple[Die, ...]:
+    values = [core.roll_die(dice.sides, rng) for _ in range(dice.count)]
+    sources: list[int | None] = [None] * dice.count
+    exploded = [False] * dice.count
+    i = 0
+    # A queue: each die that explodes appends one more, which is looked at in its turn.
+    while dice.explode_at is not None and i < len(values):
+        if values[i] >= dice.explode_at:
+            if len(values) - dice.count >= MAX_EXPLOSIONS:
+                raise ExpressionTooLargeError(
+                    f"The dice of {dice} exploded more than {MAX_EXPLOSIONS} times; the roll "
+                    "was stopped and does not count."
+                )
+            exploded[i] = True
+            values.append(core.roll_die(dice.sides, rng))
+            sources.append(i)
+            exploded.append(False)
+        i += 1
+    kept = [True] * len(values)
+    if dice.keep is not None:
+        order = sorted(range(len(values)), key=lambda j: (values[j], j))  # lowest first
+        kind, k = dice.keep.kind, dice.keep.count
+        dropped = {
+            "kh": order[: len(values) - k],
+            "kl": order[k:],
+            "dl": order[:k],
+            "dh": order[len(values) - k :],
+        }[kind]
+        for j in dropped:
+            kept[j] = False
+    return tuple(
+        Die(
+            sides=dice.sides,
+            rolled=v,
+            value=v,
+            kept=kept[j],
+            exploded=exploded[j],
+            source=sources[j],
+        )
+        for j, v in enumerate(values)
+    )
+
+
+def roll(text_or_expr: str | Expression, *, rng: Rng | None = None) -> ExpressionResult:
+    """Roll a dice expression; every die is kept in the result.
+
+    Exploding dice add "another d6 to the roll" (seed 002) as separate dice; keep/drop picks among
+    all of a term's dice ("roll three dice, and use the higher two", seed 003, is ``3d6kh2``).
+    Raises ``ExpressionTooLargeError`` if a dice term would explode more than ``MAX_EXPLOSIONS``
+    times (the roll is stopped; nothing counts).
+    """
+    expr = _coerce(text_or_expr)
+    rng = core.resolve_rng(rng)
+    results = []
+    for term in expr.terms:
+        op = term.operand
+        if isinstance(op, Dice):
+            dice = _roll_dice(op, rng)
+            base = sum(d.value for d in dice if d.kept)
+        else:
+            dice, base = (), op.value
+        results.append(
+            TermResult(
+                text=str(op),
+                sign=term.sign,
+                multiplier=term.multiplier,
+                dice=dice,
+                subtotal=term.sign * term.multiplier * base,
+            )
+        )
+    total = sum(t.subtotal for t in results)
+    parts = []
+    for i, t in enumerate(results):
+        if i == 0:
+            parts.append(("-" if t.sign < 0 else "") + t.breakdown())
+        else:
+            parts.append(f"{'-' if t.sign < 0 else '+'} {t.breakdown()}")
+    return ExpressionResult(
+        expression=str(expr),
+        terms=tuple(results),
+        total=total,
+        breakdown=f"{' '.join(parts)} = {total}",
+    )
