@@ -6,6 +6,6 @@ class ScenesConfig(AppConfig):
     label = "scenes"
 
     def ready(self) -> None:
-        from tabletop.scenes import dicebox, procedures  # noqa: F401 - they register
-
-        procedures.load_all()
+        # The generic roll kind, panel, commands and event kinds register themselves.
+        from tabletop.scenes import actions, dicebox, kinds  # noqa: F401
+        from tabletop.scenes.procedures import turns  # noqa: F401

@@ -9,15 +9,15 @@ rolled-back action broadcasts nothing). The broadcast renders each viewer class'
 from __future__ import annotations
 
 import logging
-from functools import cache, partial
+from functools import partial
 from typing import Any
 
 from django.db import transaction
-from django.template import TemplateDoesNotExist
-from django.template.loader import get_template, render_to_string
+from django.template.loader import render_to_string
 from django.utils import timezone
 
-from tabletop.scenes import outbox
+from tabletop import systems
+from tabletop.scenes import kinds, outbox
 from tabletop.scenes.audiences import (
     FULL,
     Viewer,
@@ -29,10 +29,8 @@ from tabletop.scenes.audiences import (
 )
 from tabletop.scenes.commitments import canonical_json, commit
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.panels import changes_panels, render_panels
+from tabletop.scenes.panels import render_panels, stale_panels
 from tabletop.scenes.rollkinds import ROLL_KINDS
-from tabletop.systems.conductor.rolls import BENNY_KINDS
-from tabletop.systems.percentile.rolls import CHANGEABLE_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +55,12 @@ def record_event(
 ) -> SceneEvent:
     """Store an event with the scene's next seq and broadcast it once the transaction commits.
 
-    Any non-public audience with secret data gets a commitment to that data.
+    Any non-public audience with secret data gets a commitment to that data. ``kind`` must be a
+    registered ``EventKind`` (tabletop.scenes.kinds) that allows ``audience``.
     """
     assert transaction.get_connection().in_atomic_block, "record_event needs a transaction"
+    if audience not in kinds.get(kind).audiences:
+        raise ValueError(f"A {kind} event is not recorded for the audience {audience!r}.")
     # The UPDATE takes the scene row's lock until commit, so concurrent events get 1, 2, 3, ...
     # RETURNING (PostgreSQL, SQLite 3.35+): one round trip instead of an UPDATE and a SELECT.
     with transaction.get_connection().cursor() as cursor:
@@ -126,35 +127,25 @@ def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[st
 
 
 def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
-    """Which spend buttons a card offers. They are the same for every player (the page hides
-    the ones not meant for its user, ``data-only-for`` / ``data-not-for``); the actions decide
-    who may really use them."""
-    in_open = event.audience == Audience.EVERYONE or event.revealed_at is not None
-    controls: dict[str, Any] = {}
-    if event.kind == "roll" and in_open and event.character_id is not None:
-        owner = event.character.owner_id
-        strike = (data.get("strike_back") or {}).get("status")
-        if data.get("roll_kind") in BENNY_KINDS and strike != "struck":
-            controls["benny_for"] = owner
-            if data.get("roll_kind") == "conductor_attack":
-                controls["benny_dice"] = list(enumerate(data.get("result", {}).get("dice", [])))
-        if strike == "pending":
-            controls["strike_back_for"] = owner
-        if data.get("roll_kind") in CHANGEABLE_KINDS and not data.get("pending_change"):
-            controls["change_roll"] = True
-    if event.kind == "plot_spend":
-        status = data.get("status")
-        controls["cancel"] = status == "open"
-        controls["decide"] = status == "awaiting_gm"
-    return controls
+    """The spend buttons a card seen in full offers: the campaign's system decides (bennies,
+    plot points...). They are the same for every full viewer (the page hides the ones not
+    meant for its user, ``data-only-for``); the actions decide who may really use them."""
+    system = systems.find(event.scene.campaign.system)
+    if system is None or system.card_controls is None:
+        return {}
+    return system.card_controls(event, data)
 
 
-def render_card(event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool) -> str:
+def render_card(
+    event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool = False
+) -> str:
+    """One card for one viewer; ``oob``: swapped in place of the card already on the page."""
     if vis is None:
         return ""
     ctx = event_context(event, vis, viewer)
     ctx["live"] = live
-    ctx["card_template"] = f"scenes/events/{event.kind}.html"
+    ctx["card_template"] = kinds.get(event.kind).template
+    ctx["oob"] = oob
     return render_to_string("scenes/_event.html", ctx)
 
 
@@ -175,13 +166,10 @@ def render_frame(event: SceneEvent, viewer: Viewer, *, live: bool) -> str:
     for changed in _changed_cards(event):
         changed_vis = visibility(changed, viewer)
         if changed_vis is not None:
-            card = render_card(changed, changed_vis, viewer, live=False)
-            parts.append(card.replace("<article ", '<article hx-swap-oob="outerHTML" ', 1))
-    oob = oob_template(event.kind)
-    if oob is not None:
-        parts.append(oob.render({"event": event, "viewer_is_gm": viewer.is_gm, "vis": vis}))
-    if live and changes_panels(event):
-        parts.append(render_panels(event.scene, viewer, oob=True))
+            parts.append(render_card(changed, changed_vis, viewer, live=False, oob=True))
+    stale = stale_panels(event)
+    if live and stale:
+        parts.append(render_panels(event.scene, viewer, oob=True, only=stale))
     return "".join(parts)
 
 
@@ -196,22 +184,6 @@ def _changed_cards(event: SceneEvent) -> list[SceneEvent]:
             .select_related("character")
         )
     return changed
-
-
-@cache
-def _oob_template_name(kind: str) -> str | None:
-    name = f"scenes/oob/{kind}.html"
-    try:
-        get_template(name)
-    except TemplateDoesNotExist:
-        return None
-    return name
-
-
-def oob_template(kind: str):  # noqa: ANN201 - a Django template
-    """A kind's extra out-of-band swaps (dashboard numbers, panels), if it has any."""
-    name = _oob_template_name(kind)
-    return get_template(name) if name else None
 
 
 # --- broadcasting ---------------------------------------------------------------------------
@@ -256,7 +228,7 @@ def _self_contained(event: SceneEvent) -> bool:
         event.audience == Audience.EVERYONE
         and event.parent_id is None
         and not event.public.get("refresh")
-        and not changes_panels(event)
+        and not stale_panels(event)
     )
 
 

@@ -9,6 +9,8 @@ server-side until it is revealed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -95,3 +97,11 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.scene}"
+
+
+def roll_data(event: SceneEvent) -> dict[str, Any]:
+    """The roll as the table sees it now: what was rolled, with any spends' amendments on top
+    (server side: its secret too)."""
+    data = {**event.public, **event.secret}
+    data.update(event.public.get("amended", {}))
+    return data

@@ -8,13 +8,16 @@ dashboard, with hidden results and pending approvals, only ever goes to the GM.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Q
 from django.template.loader import render_to_string
 
+from tabletop import systems
 from tabletop.characters.models import Character
 from tabletop.characters.sheets import CURRENCY_LABELS, spec_for
+from tabletop.scenes import kinds
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_panels
@@ -68,15 +71,12 @@ def panel_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
         ctx["table"] = _rows(scene, characters)
         ctx["foes"] = [c for c in characters if c.kind == Character.Kind.FOE]
         events = SceneEvent.objects.filter(scene=scene)
-        ctx["awaiting"] = list(
-            events.filter(kind="plot_spend", public__status="awaiting_gm").order_by("seq")
-        )
-        ctx["open_spends"] = list(
-            events.filter(kind="plot_spend", public__status="open").order_by("seq")
-        )
-        ctx["strike_backs"] = list(
-            events.filter(kind="roll", public__strike_back__status="pending").order_by("seq")
-        )
+        # What the system has waiting for the GM (approvals, foes waiting to strike back).
+        system = systems.find(scene.campaign.system)
+        dashboard = system.extra.get("dashboard") if system is not None else None
+        if dashboard is not None:
+            ctx["dashboard_template"], waiting = dashboard(scene)
+            ctx.update(waiting)
         ctx["hidden"] = list(
             events.filter(kind="roll", revealed_at__isnull=True)
             .filter(~Q(audience=Audience.EVERYONE))
@@ -86,24 +86,30 @@ def panel_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
     return ctx
 
 
-def render_panels(scene: Scene, viewer: Viewer, *, oob: bool) -> str:
-    """The party panel, plus the dashboard for the GM (as out-of-band swaps when ``oob``)."""
-    ctx = panel_context(scene, viewer)
-    ctx["oob"] = oob
-    html = render_to_string("scenes/_party.html", ctx)
-    if viewer.is_gm:
-        html += render_to_string("scenes/_dashboard.html", ctx)
+def render_panels(
+    scene: Scene, viewer: Viewer, *, oob: bool, only: Iterable[str] | None = None
+) -> str:
+    """The party panel, the dashboard for the GM and (``oob``) the procedure panels, as
+    out-of-band swaps when ``oob``; ``only``: just the panels of these names (what an event
+    made stale: ``party``, ``dashboard``, a procedure panel's name)."""
+    wanted = None if only is None else set(only)
+    html = ""
+    if wanted is None or {"party", "dashboard"} & wanted:
+        ctx = panel_context(scene, viewer)
+        ctx["oob"] = oob
+        if wanted is None or "party" in wanted:
+            html += render_to_string("scenes/_party.html", ctx)
+        if viewer.is_gm and (wanted is None or "dashboard" in wanted):
+            html += render_to_string("scenes/_dashboard.html", ctx)
     if oob:
         # Procedure panels are on the page already; a page load renders them itself.
-        scene.refresh_from_db(fields=["state"])
-        html += "".join(render_procedure_panels(scene, viewer, oob=True))
+        procedures = None if wanted is None else wanted - {"party", "dashboard"}
+        if procedures is None or procedures:
+            scene.refresh_from_db(fields=["state"])
+            html += "".join(render_procedure_panels(scene, viewer, oob=True, only=procedures))
     return html
 
 
-def changes_panels(event: SceneEvent) -> bool:
-    """Does this event change what the party panel or the GM's dashboard shows?"""
-    return bool(
-        event.public.get("refresh_panels")
-        or event.kind == "reveal"
-        or (event.kind == "roll" and event.audience not in (Audience.EVERYONE, Audience.SELF))
-    )
+def stale_panels(event: SceneEvent) -> frozenset[str]:
+    """The panels an event makes stale: its kind says (tabletop.scenes.kinds)."""
+    return kinds.get(event.kind).stale_panels(event)

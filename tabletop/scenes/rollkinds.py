@@ -43,6 +43,8 @@ class RollKind:
     #: strikes back): consequences(event=, rng=). Public rolls run it at once; a hidden roll's
     #: wait for its reveal, so nothing gives a hidden outcome away (SECURITY.md).
     consequences: Callable[..., Any] | None = None
+    #: Procedure panels a roll of this kind makes stale (a contest's sides: "contests").
+    stale: frozenset[str] = frozenset()
 
 
 #: Every roll kind by name (the dice box and every registered system's).

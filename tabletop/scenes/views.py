@@ -9,7 +9,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from rules import percentile
 from rules.core import RulesError
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
@@ -17,6 +16,7 @@ from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_card, visible_events
 from tabletop.scenes.models import Scene
+from tabletop.scenes.modes import modes_for
 from tabletop.scenes.panels import panel_context
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
@@ -59,23 +59,17 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
         characters = Character.objects.filter(campaign=scene.campaign)
     else:
         characters = Character.objects.filter(campaign=scene.campaign, owner=request.user)
-    ruleset = scene.campaign.effective_ruleset()
-    plot_uses = []
-    if scene.campaign.system == "percentile" and not viewer.is_gm:
-        plot_uses = [
-            (name, spec)
-            for name, spec in percentile.plot_point_uses(ruleset).items()
-            if name not in actions.CHANGE_USES
-        ]
+    system = scene.campaign.game
+    extras = {}
+    if system.scene_extras is not None:
+        extras = system.scene_extras(scene, viewer, scene.campaign.effective_ruleset())
     return render(
         request,
         "scenes/scene.html",
         {
             **panel_context(scene, viewer),
             "procedure_panels": render_procedure_panels(scene, viewer, oob=False),
-            "plot_uses": plot_uses,
-            "spenders": [c for c in characters if c.kind == Character.Kind.PC],
-            "cancel_seconds": ruleset.get("plot_point_cancel_seconds"),
+            **extras,
             "foes": Character.objects.filter(campaign=scene.campaign, kind=Character.Kind.FOE),
             "scene": scene,
             "campaign": scene.campaign,
@@ -85,17 +79,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "online": online_users(scene_id=scene.pk),
             "roll_kinds": kinds_for(scene.campaign.system),
             "characters": characters,
-            "roll_modes": [
-                (mode, label)
-                for mode, label in (
-                    ("public", "Public"),
-                    ("gm", "Private to GM"),
-                    ("blind", "Blind to GM"),
-                    ("self", "Self"),
-                    ("secret", "Secret (GM)"),
-                )
-                if mode != "secret" or viewer.is_gm
-            ],
+            "roll_modes": [(m.name, m.label) for m in modes_for(is_gm=viewer.is_gm)],
         },
     )
 

@@ -49,7 +49,7 @@ def seeded_challenge(server, page: Page, *, seed: int, difficulty: str, length: 
     scene = int(page.url.rstrip("/").split("/")[-1])
     server.shell(
         "import random\n"
-        "from tabletop.scenes import actions\n"
+        "from tabletop.systems.annulus import actions\n"
         "from tabletop.scenes.models import Scene\n"
         f"scene = Scene.objects.select_related('campaign').get(pk={scene})\n"
         f"actions.challenge_setup(scene=scene, actor=scene.campaign.gm, difficulty={difficulty!r},"

@@ -1,37 +1,21 @@
 """Actions on live scenes: the only code that changes scene state and emits scene events.
 
 Each action authorises its actor, runs in one transaction and records its events with
-``record_event`` (broadcast after commit). One module per domain (as Zulip's ``zerver/actions``):
-``scenes`` (scenes, presence), ``rolls`` (rolls, reveals, strike-backs), ``spends`` (bennies,
-awards, plot points). Each module's ``COMMANDS`` maps websocket commands to small parsers that
-call its actions; ``run_command`` is the consumer's only entry point.
+``record_event`` (broadcast after commit); ``tabletop.scenes.kit`` holds what they share. One
+module per domain (as Zulip's ``zerver/actions``): ``scenes`` (scenes, presence), ``rolls``
+(rolls and reveals), ``spends`` (the GM's awards), ``turns`` (the turn tracker). A game system's
+actions live in its package (tabletop/systems/<slug>/). Each module's ``COMMANDS`` are
+websocket commands (tabletop.scenes.commands); ``run_command`` is the consumer's entry point.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from tabletop.scenes.actions import base, challenges, expedition, procedures, rolls, spends
-from tabletop.scenes.actions.base import FollowUp, foe_for
-from tabletop.scenes.actions.challenges import (
-    challenge_adjust,
-    challenge_call_off,
-    challenge_reveal,
-    challenge_setup,
-    challenge_toolkit,
-)
-from tabletop.scenes.actions.expedition import (
-    expedition_choose_action,
-    expedition_choose_travel,
-    expedition_end,
-    expedition_end_phase,
-    expedition_forage_benny,
-    expedition_party,
-    expedition_start,
-    heal_apply,
-)
-from tabletop.scenes.actions.rolls import ROLL_MODES, roll_make, roll_reveal, strike_back_accept
+from tabletop.scenes import access, commands
+from tabletop.scenes.access import foe_for
+from tabletop.scenes.actions import rolls, spends, turns
+from tabletop.scenes.actions.rolls import record_roll, roll_make, roll_reveal
 from tabletop.scenes.actions.scenes import (
     presence_broadcast,
     presence_join,
@@ -41,74 +25,58 @@ from tabletop.scenes.actions.scenes import (
     scene_heartbeat,
     scene_open,
 )
-from tabletop.scenes.actions.spends import (
-    ADJUSTABLE,
-    CHANGE_USES,
-    SPEND_STATES,
-    benny_spend,
-    currency_adjust,
-    plot_spend,
-    plot_spend_cancel,
-    plot_spend_decide,
-    plot_spend_settle,
-    settle_due,
+from tabletop.scenes.actions.spends import ADJUSTABLE, currency_adjust
+from tabletop.scenes.actions.turns import (
+    turns_act,
+    turns_end,
+    turns_join,
+    turns_leave,
+    turns_move_team,
+    turns_react,
+    turns_start,
+    turns_stop,
 )
-from tabletop.scenes.models import Scene
+from tabletop.scenes.due import FollowUp, settle_due
+from tabletop.scenes.modes import ROLL_MODES
 
-COMMANDS: dict[str, Callable[[Scene, Any, dict[str, Any]], FollowUp | None]] = {
-    **rolls.COMMANDS,
-    **spends.COMMANDS,
-    **challenges.COMMANDS,
-    **expedition.COMMANDS,
-    **procedures.COMMANDS,
-}
+commands.register(*rolls.COMMANDS, *spends.COMMANDS, *turns.COMMANDS)
+
+#: Every websocket command, the generic ones and every registered system's (name -> Command).
+COMMANDS = commands.COMMANDS
 
 
 def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any]) -> FollowUp | None:
     """Dispatch one websocket command to its action (the consumer's only entry point). A
-    returned ``FollowUp`` is work to run after its delay (a spend's cancel window closing)."""
-    scene = base.open_scene(scene_id, user=user)
-    return COMMANDS[command](scene, user, data)
+    returned ``FollowUp`` is due work to run when a window the command opened closes."""
+    scene = access.open_scene(scene_id, user=user)
+    return commands.run_command(command=command, scene=scene, user=user, data=data)
 
 
 __all__ = [
     "ADJUSTABLE",
-    "CHANGE_USES",
     "COMMANDS",
     "ROLL_MODES",
-    "SPEND_STATES",
     "FollowUp",
-    "base",
-    "benny_spend",
-    "challenge_adjust",
-    "challenge_call_off",
-    "challenge_reveal",
-    "challenge_setup",
-    "challenge_toolkit",
     "currency_adjust",
-    "expedition_choose_action",
-    "expedition_choose_travel",
-    "expedition_end",
-    "expedition_end_phase",
-    "expedition_forage_benny",
-    "expedition_party",
-    "expedition_start",
     "foe_for",
-    "heal_apply",
-    "plot_spend",
-    "plot_spend_cancel",
-    "plot_spend_decide",
-    "plot_spend_settle",
     "presence_broadcast",
     "presence_join",
     "presence_leave",
-    "scene_heartbeat",
+    "record_roll",
     "roll_make",
     "roll_reveal",
     "run_command",
     "scene_close",
     "scene_create",
+    "scene_heartbeat",
     "scene_open",
     "settle_due",
-    "strike_back_accept",
+    "turns_act",
+    "turns_end",
+    "turns_join",
+    "turns_leave",
+    "turns_move_team",
+    "turns_react",
+    "turns_start",
+    "turns_stop",
 ]

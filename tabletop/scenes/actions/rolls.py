@@ -1,4 +1,9 @@
-"""Rolls on every roll panel, in every mode; the GM's reveal; a foe striking back."""
+"""Rolls on every roll panel, in every mode, and the GM's reveal of a hidden one.
+
+What a roll sets going at the table (a foe striking back) is its kind's ``consequences``: run at
+once for a roll everyone sees, on the reveal for a hidden one, never for a self roll, so nothing
+that follows from a hidden result shows before it is revealed (SECURITY.md).
+"""
 
 from __future__ import annotations
 
@@ -6,36 +11,71 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import F
 
-from rules import conductor
 from rules.core import Rng
 from tabletop.characters.models import Character
-from tabletop.scenes.actions import base
-from tabletop.scenes.actions.base import (
-    character_for_roll,
+from tabletop.scenes import access as base
+from tabletop.scenes.access import (
     foe_for,
-    lock_roll,
     membership,
     require_gm,
     require_open,
-    whole,
+    roll_data,
 )
+from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
 from tabletop.scenes.events import record_event, reveal_event
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.rollkinds import ROLL_KINDS, offered
-from tabletop.systems.conductor import rolls as conductor_kinds
+from tabletop.scenes.modes import MODES, ROLL_MODES
+from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, offered
 
-#: Roll modes offered on every roll panel, and the audience each one means.
-ROLL_MODES: dict[str, str] = {
-    "public": Audience.EVERYONE,
-    "gm": Audience.PRIVATE,  # private to GM: the GM and the roller see it
-    "blind": Audience.BLIND,  # blind to GM: only the GM sees it; the roller sees that it happened
-    "self": Audience.SELF,
-    "secret": Audience.GM_ONLY,  # the GM's own secret roll (e.g. perception for a player)
-}
+__all__ = ["ROLL_MODES", "record_roll", "roll_make", "roll_reveal"]
 
-# --- rolls ---------------------------------------------------------------------------------------
+
+def record_roll(
+    *,
+    scene: Scene,
+    actor: Any,
+    character: Character | None,
+    roll_kind: str,
+    label: str,
+    outcome: RollOutcome,
+    mode: str = "public",
+    parent: SceneEvent | None = None,
+    extra: dict[str, Any] | None = None,
+    roller: str = "",
+) -> SceneEvent:
+    """Record a roll event, the one shape every roll card, reveal and dashboard reads. Players
+    outside a hidden roll's audience get who rolled and how: no dice, no count (``public``);
+    the rest is its ``secret``, committed to. ``roller``: who the card says rolled, when not
+    the actor (a foe striking back)."""
+    roll = {
+        "roll_kind": roll_kind,
+        "label": label,
+        "title": outcome.title,
+        "summary": outcome.summary,
+        "outcome": outcome.outcome,
+        "result": outcome.detail,
+        "character": character.name if character else "",
+        **(extra or {}),
+    }
+    if not roller:
+        roller = actor.get_username() if actor is not None else ""
+    who = {"roller": roller, "mode": mode}
+    audience = MODES[mode].audience
+    if audience == Audience.EVERYONE:
+        public, secret = {**who, **roll}, {}
+    else:
+        public, secret = who, roll
+    return record_event(
+        scene=scene,
+        kind="roll",
+        actor=actor,
+        character=character,
+        audience=audience,
+        public=public,
+        secret=secret,
+        parent=parent,
+    )
 
 
 def roll_make(
@@ -51,8 +91,8 @@ def roll_make(
 ) -> SceneEvent:
     """Roll one of the panel's roll kinds in a mode (public, gm, blind, self, secret).
 
-    ``foe``: the foe an attack is against (its difficulty is the roll's); a conductor attack with
-    no hit makes it strike back (``_strike_back``), at once or once the roller declines to spend.
+    ``foe``: the foe a roll is made against (its difficulty is the roll's); the kind's
+    consequences may use it (a conductor attack that misses makes it strike back).
     """
     campaign = scene.campaign
     membership(campaign, actor)
@@ -60,11 +100,11 @@ def roll_make(
     kind = ROLL_KINDS.get(roll_kind)
     if not offered(kind, campaign.system):
         raise ValidationError(f"Unknown roll {str(roll_kind)[:40]!r} for this system.")
-    if mode not in ROLL_MODES:
+    if mode not in MODES:
         raise ValidationError(f"Unknown roll mode {str(mode)[:20]!r}.")
-    if mode == "secret" and campaign.gm_id != actor.pk:
+    if MODES[mode].gm_only and campaign.gm_id != actor.pk:
         raise PermissionDenied("Only the GM makes secret rolls.")
-    if foe is not None and ROLL_MODES[mode] == Audience.SELF:
+    if foe is not None and kind.consequences is not None and mode == "self":
         # A self roll is the roller's alone: nothing at the table may follow from it.
         raise ValidationError(
             "A self roll changes nothing at the table, so it is not made against a foe: "
@@ -77,122 +117,29 @@ def roll_make(
         data.update(difficulty=foe.difficulty, foe_name=foe.name)
     rng = base.resolve_rng(rng)
     outcome = kind.roll(
-        data=data,
-        character=character,
-        ruleset=campaign.effective_ruleset(),
-        rng=rng,
+        data=data, character=character, ruleset=campaign.effective_ruleset(), rng=rng
     )
-    audience = ROLL_MODES[mode]
-    roll = {
-        "roll_kind": kind.name,
-        "label": kind.label,
-        "title": outcome.title,
-        "summary": outcome.summary,
-        "outcome": outcome.outcome,
-        "result": outcome.detail,
-        "character": character.name if character else "",
-    }
-    who = {"roller": actor.get_username(), "mode": mode}
-    misses_foe = foe is not None and bool(outcome.detail.get("foe_strikes_back"))
-    if misses_foe and audience != Audience.EVERYONE:
-        # A hidden miss must not show: the strike-back (a card, hits on the sheet) waits for
-        # the GM's reveal (SECURITY.md). The GM's card says so.
-        roll["held_strike_back"] = {"foe_id": foe.pk, "foe": foe.name}
     with transaction.atomic():
-        if audience == Audience.EVERYONE:
-            public, secret = {**who, **roll}, {}
-        else:
-            # Players outside the audience learn only who rolled and how: no dice, no count.
-            public, secret = who, roll
-        event = record_event(
+        event = record_roll(
             scene=scene,
-            kind="roll",
             actor=actor,
             character=character,
-            audience=audience,
-            public=public,
-            secret=secret,
+            roll_kind=kind.name,
+            label=kind.label,
+            outcome=outcome,
+            mode=mode,
+            extra={"foe_id": foe.pk} if foe is not None else None,
         )
-        if misses_foe and audience == Audience.EVERYONE:
-            _foe_misses_answer(event=event, foe=foe, character=character, rng=rng)
+        if kind.consequences is not None and event.audience == Audience.EVERYONE:
+            kind.consequences(event=event, rng=rng)
         return event
-
-
-def _foe_misses_answer(
-    *, event: SceneEvent, foe: Character, character: Character | None, rng: Rng
-) -> None:
-    """RULES-NOTES: "If no die hits, the foe attacks back at once" — but "after seeing the roll
-    the player may spend bennies". With bennies to spend on a roll the table sees (public, or
-    revealed while still the character's latest roll), the strike-back waits for the roller
-    (``strike_back_accept``) or a benny that lands a hit; otherwise it comes now."""
-    can_spend = (
-        character is not None
-        and (event.audience == Audience.EVERYONE or event.revealed_at is not None)
-        and Character.objects.filter(pk=character.pk, bennies__gt=0).exists()
-        and base.is_latest_roll(event)
-    )
-    if can_spend:
-        event.public["strike_back"] = {"status": "pending", "foe_id": foe.pk, "foe": foe.name}
-        event.save(update_fields=["public"])
-        return
-    _strike_back(roll=event, foe=foe, target=character, rng=rng)
-
-
-def _strike_back(
-    *, roll: SceneEvent, foe: Character, target: Character | None, rng: Rng
-) -> SceneEvent:
-    """The foe's attack on the character who missed it: the same procedure against the
-    character's difficulty (a sheet field, default 3); each hit goes onto the character's sheet."""
-    ruleset = roll.scene.campaign.effective_ruleset()
-    difficulty = target.difficulty if target is not None else None
-    result = conductor.foe_attack(
-        skill=conductor_kinds.foe_skill(foe), difficulty=difficulty, ruleset=ruleset, rng=rng
-    )
-    name = target.name if target is not None else "the attacker"
-    outcome = conductor_kinds.foe_attack_outcome(result, foe=foe.name, target=name)
-    if target is not None and result.hits:
-        Character.objects.filter(pk=target.pk).update(hits=F("hits") + result.hits)
-    roll.public.setdefault("strike_back", {"foe_id": foe.pk, "foe": foe.name})
-    roll.public["strike_back"]["status"] = "struck"
-    roll.save(update_fields=["public"])
-    data = {
-        "roller": foe.name,
-        "mode": _mode_of(roll),
-        "roll_kind": "conductor_foe_attack",
-        "label": "Foe strikes back",
-        "title": outcome.title,
-        "summary": outcome.summary,
-        "outcome": outcome.outcome,
-        "result": outcome.detail,
-        "character": foe.name,
-        "refresh_panels": True,
-    }
-    # The strike-back is as visible as the attack it answers.
-    if roll.audience == Audience.EVERYONE or roll.revealed_at is not None:
-        public, secret, audience = data, {}, Audience.EVERYONE
-    else:
-        public, secret, audience = {"roller": foe.name, "mode": _mode_of(roll)}, data, roll.audience
-    return record_event(
-        scene=roll.scene,
-        kind="roll",
-        actor=roll.actor,
-        character=foe,
-        audience=audience,
-        public=public,
-        secret=secret,
-        parent=roll,
-    )
-
-
-def _mode_of(event: SceneEvent) -> str:
-    return str(event.public.get("mode", "public"))
 
 
 def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -> SceneEvent:
     """The GM shows a hidden roll to everyone; its nonce is published so browsers verify it.
 
-    A hidden attack that missed its foe held the strike-back; it comes now, as after a public
-    miss (at once, or once the roller declines to spend bennies)."""
+    What the roll sets going at the table (its kind's consequences) comes now, as it would have
+    after a public roll."""
     require_gm(scene.campaign, actor)
     with transaction.atomic():
         event = (
@@ -212,62 +159,30 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -
             parent=event,
             public={"roller": event.public.get("roller", ""), "seq": event.seq},
         )
-        held = event.secret.get("held_strike_back")
-        foe = held and Character.objects.filter(pk=held.get("foe_id"), campaign=scene.campaign)
-        if foe and foe.exists():
-            _foe_misses_answer(
-                event=event, foe=foe.get(), character=event.character, rng=base.resolve_rng(rng)
-            )
+        kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
+        if kind is not None and kind.consequences is not None:
+            kind.consequences(event=event, rng=base.resolve_rng(rng))
         return reveal
-
-
-def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
-    """The roller spends no (more) bennies on a missed attack: the foe strikes back now."""
-    membership(scene.campaign, actor)
-    require_open(scene)
-    with transaction.atomic():
-        roll = lock_roll(scene, seq, "Strike-backs")
-        strike = roll.public.get("strike_back") or {}
-        if strike.get("status") != "pending":
-            raise ValidationError("No foe is waiting to strike back on that roll.")
-        character = roll.character
-        owner = character.owner_id if character is not None else roll.actor_id
-        if actor.pk not in (owner, scene.campaign.gm_id):
-            raise PermissionDenied("The roller or the GM says when the foe strikes back.")
-        foe = Character.objects.filter(pk=strike.get("foe_id"), campaign=scene.campaign).first()
-        if foe is None:
-            raise ValidationError("That foe is no longer in this campaign.")
-        return _strike_back(roll=roll, foe=foe, target=character, rng=base.resolve_rng(rng))
 
 
 # --- commands ---
 
 
-def _cmd_roll(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    character = character_for_roll(scene=scene, actor=user, character_id=data.get("character"))
+def _foe(scene: Scene, user: Any, data: Any) -> Character | None:
+    """The foe a roll panel picked, for the kinds made against a foe."""
     kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))
-    foe = foe_for(scene, data.get("foe")) if kind is not None and kind.targets_foe else None
-    roll_make(
-        scene=scene,
-        actor=user,
-        roll_kind=str(data.get("roll_kind", "")),
-        mode=str(data.get("mode", "public")),
-        character=character,
-        data=data,
-        foe=foe,
-    )
+    return foe_for(scene, data.get("foe")) if kind is not None and kind.targets_foe else None
 
 
-def _cmd_reveal(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    roll_reveal(scene=scene, actor=user, seq=whole(data.get("seq"), "Which roll?"))
-
-
-def _cmd_strike_back(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    strike_back_accept(scene=scene, actor=user, seq=data.get("seq"))
-
-
-COMMANDS = {
-    "roll": _cmd_roll,
-    "reveal": _cmd_reveal,
-    "strike_back": _cmd_strike_back,
-}
+COMMANDS = (
+    Command(
+        "roll",
+        roll_make,
+        character=Rolling(),
+        roll_kind=Text("roll_kind"),
+        mode=Text("mode", "public"),
+        data=Frame(),
+        foe=Parsed(_foe),
+    ),
+    Command("reveal", roll_reveal, seq=Whole("seq", "Which roll?")),
+)

@@ -10,12 +10,11 @@ from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign
 from tabletop.scenes import outbox, selectors
-from tabletop.scenes.actions import procedures
-from tabletop.scenes.actions.base import (
+from tabletop.scenes.access import (
     require_gm,
 )
-from tabletop.scenes.actions.spends import settle_due
 from tabletop.scenes.audiences import gm_group, players_group
+from tabletop.scenes.due import settle_due
 from tabletop.scenes.events import record_event
 from tabletop.scenes.frames import presence_frame
 from tabletop.scenes.models import Presence, Scene
@@ -101,5 +100,4 @@ def scene_heartbeat(*, scene_id: int, channel_names: list[str]) -> int:
     if channel_names:
         Presence.objects.filter(channel_name__in=channel_names).update(last_seen=timezone.now())
     settle_due(scene_id=scene_id)
-    procedures.resolve_due(scene_id=scene_id)
     return selectors.scene_last_seq(scene_id=scene_id)

@@ -2,31 +2,29 @@
 
 The tracker itself is ``rules.turns.TurnTracker`` (teams, rounds, one action per turn, one
 reaction per round). Participants are the scene's characters, by id (``str(character.pk)``),
-so a renamed character keeps its place. In two_dice a check can be declared *pending*
-(``rules.two_dice.PendingAction``): others may hinder or resist it with their reaction while
-the reaction window is open, then it rolls once with every penalty stacked.
+so a renamed character keeps its place. A system may add to the tracker (``TurnExtras``, its
+``System.extra["turns"]``): an action declared *pending*, which others may react to while its
+window is open (two_dice's hinder and resist), with the template that shows it.
 
-State: ``{"tracker": TurnTracker.to_dict(), "pending": {"seq", "character_id", "closes_at",
-"action": PendingAction.to_dict()} | None, "last": {"seq", "summary"} | None}``. Only the
-actions in tabletop/scenes/actions/procedures.py change it, under the scene row's lock.
+State: ``{"tracker": TurnTracker.to_dict(), "pending": {"seq", "closes_at", "involved": [ids],
+...the system's own keys} | None, "last": {"seq", "summary"} | None}``. Only the turn actions
+(tabletop/scenes/actions/turns.py) and the system's change it, under the scene row's lock.
 Nothing here is secret: the whole table sees the turn order and every reaction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from fractions import Fraction
 from typing import Any
 
-from rules import two_dice
 from rules.turns import TurnTracker
+from tabletop import systems
 from tabletop.characters.models import Character
 from tabletop.scenes.procedures import ProcedurePanel, register
-from tabletop.scenes.rollkinds import percent
 
 NAME = "turns"
-#: Seconds the table has to hinder or resist a declared check before it rolls by itself.
-REACTION_SECONDS = 15
 #: The team a character joins unless the GM names another.
 DEFAULT_TEAMS = {
     Character.Kind.PC: "Heroes",
@@ -50,9 +48,25 @@ def tracker_of(state: dict[str, Any]) -> TurnTracker:
     return TurnTracker.from_dict(state["tracker"]) if state.get("tracker") else TurnTracker()
 
 
-def pending_of(state: dict[str, Any]) -> two_dice.PendingAction | None:
+def involved_in_pending(state: dict[str, Any]) -> set[str]:
+    """Participants a pending action names (its actor and targets): they may not leave."""
     pending = state.get("pending")
-    return two_dice.PendingAction.from_dict(pending["action"]) if pending else None
+    return {str(pid) for pid in pending.get("involved", ())} if pending else set()
+
+
+@dataclass(frozen=True)
+class TurnExtras:
+    """What a system adds to the turn tracker: ``template`` (included in the panel),
+    ``context(scene, state, tracker, members) -> dict`` for it, with ``pending`` (the pending
+    action as the template shows it, or None)."""
+
+    template: str
+    context: Callable[..., dict[str, Any]]
+
+
+def extras_for(scene: Any) -> TurnExtras | None:
+    system = systems.find(scene.campaign.system)
+    return system.extra.get("turns") if system is not None else None
 
 
 def participant_id(character: Character) -> str:
@@ -77,64 +91,6 @@ def _member(tracker: TurnTracker, pid: str, characters: dict[str, Character]) ->
     }
 
 
-def _pending_context(
-    state: dict[str, Any], tracker: TurnTracker, members: dict[str, dict[str, Any]]
-) -> dict[str, Any] | None:
-    raw = state.get("pending")
-    if not raw:
-        return None
-    action = two_dice.PendingAction.from_dict(raw["action"])
-    opposed = {o.reactor for o in action.oppositions}
-
-    def name(pid: str) -> str:
-        return members[pid]["name"] if pid in members else pid
-
-    odds = action.odds()
-    success = odds[two_dice.SUCCESS] + odds[two_dice.CRITICAL_SUCCESS]
-    targets = [
-        {
-            "id": t,
-            "name": name(t),
-            "penalty": action.known_penalty(t),
-            "success": percent(
-                sum((p for b, p in action.odds(t).items() if b in _SUCCEEDING), Fraction(0))
-            ),
-        }
-        for t in action.targets
-    ]
-    reactors = [
-        {**members[pid], "may_resist": pid in action.targets}
-        for pid in members
-        if pid != action.actor and pid not in opposed and members[pid]["can_react"]
-    ]
-    return {
-        "seq": raw["seq"],
-        "actor": members.get(action.actor, {"name": action.actor, "owner_id": None}),
-        "attribute": action.attribute,
-        "attribute_value": action.attribute_value,
-        "difficulty": action.difficulty,
-        "payment": action.payment,
-        "closes_at": raw["closes_at"],
-        "known_penalty": action.known_penalty(),
-        "success": percent(success),
-        "targets": targets,
-        "oppositions": [
-            {
-                "kind": o.kind,
-                "reactor": name(o.reactor),
-                "total": o.reaction.total,
-                "succeeded": o.reaction.succeeded,
-                "penalty": o.penalty.amount if o.penalty else None,
-            }
-            for o in action.oppositions
-        ],
-        "reactors": reactors,
-    }
-
-
-_SUCCEEDING = (two_dice.SUCCESS, two_dice.CRITICAL_SUCCESS)
-
-
 def context(scene: Any, viewer: Any) -> dict[str, Any]:
     state = state_of(scene)
     tracker = tracker_of(state)
@@ -152,9 +108,8 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
         for index, team in enumerate(tracker.order)
     ]
     current = [members[pid] for pid in tracker.members(tracker.current_team)]
-    two_dice_rules = None
-    if scene.campaign.system == "two_dice":
-        two_dice_rules = scene.campaign.effective_ruleset()
+    extras = extras_for(scene)
+    added = extras.context(scene, state, tracker, members) if extras is not None else {}
     return {
         "turns": {
             "exists": bool(tracker.participants),
@@ -166,10 +121,11 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
             "current": current,
             # Any player with a character on the current team may pass the turn on.
             "end_turn_for": sorted({m["owner_id"] for m in current if m["owner_id"]}),
-            "pending": _pending_context(state, tracker, members),
+            "pending": added.pop("pending", None),
             "last": state.get("last"),
         },
-        "two_dice_rules": two_dice_rules,
+        "turn_extras": extras.template if extras is not None else "",
+        **added,
         "roster": [
             {
                 "character": c,
@@ -178,7 +134,6 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
             }
             for c in everyone
         ],
-        "reaction_seconds": REACTION_SECONDS,
     }
 
 
@@ -191,7 +146,6 @@ register(
     ProcedurePanel(
         name=NAME,
         label="Turns",
-        systems=("*",),
         template="scenes/procedures/turns.html",
         context=context,
     )

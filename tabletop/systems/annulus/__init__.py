@@ -1,12 +1,13 @@
 """annulus (seed 000): operation challenges, a chain of d12s to make differ by one.
 
 Everything web-side of this one game system lives in this package and in
-``templates/systems/annulus/``; it registers its ``System`` with ``tabletop.systems``.
+``templates/systems/annulus/``. It registers its ``System`` with ``tabletop.systems``
+(imported once Django's apps are ready: settings.TABLETOP_SYSTEMS).
 """
 
 from rules import annulus as rules_module
 from tabletop import systems
-from tabletop.systems.annulus import demo, rolls, sheet
+from tabletop.systems.annulus import actions, demo, events, panels, rolls, sheet
 
 SYSTEM = systems.register(
     systems.System(
@@ -14,6 +15,9 @@ SYSTEM = systems.register(
         label="Annulus (operation challenges)",
         rules=rules_module,
         roll_kinds=tuple(rolls.KINDS),
+        panels=(panels.PANEL,),
+        commands=actions.COMMANDS,
+        event_kinds=events.EVENT_KINDS,
         sheet=sheet.sheet,
         demo=demo.demo,
     )

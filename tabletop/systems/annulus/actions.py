@@ -5,7 +5,7 @@ layout for every browser to verify.
 State: ``Scene.state["challenge"]`` (changed only here, under the scene row's lock) holds the
 rules' ``Challenge`` (``to_dict()``: every die, the hidden ones too), the seq of its setup event
 and the last move. It never reaches a player: the panel renders views built from it
-(tabletop/scenes/procedures/challenge.py).
+(tabletop/systems/annulus/panels.py).
 
 Secrecy: the setup event ``challenge_set`` is private to the GM with the layout (mask, hidden
 positions, every die) as its secret, so ``record_event`` makes ONE commitment to the whole layout
@@ -31,14 +31,14 @@ from rules import annulus
 from rules.annulus import Challenge
 from rules.core import Rng, RulesError, lookup
 from tabletop.characters.models import Character
-from tabletop.scenes.actions import base
-from tabletop.scenes.actions.base import (
-    character_for_roll,
+from tabletop.scenes import access as base
+from tabletop.scenes.access import (
     membership,
     require_gm,
     require_open,
     whole,
 )
+from tabletop.scenes.commands import Blank, Command, Picks, Raw, Rolling, Text, Whole
 from tabletop.scenes.commitments import canonical_json
 from tabletop.scenes.events import record_event, reveal_event
 from tabletop.scenes.models import Audience, Scene, SceneEvent
@@ -175,7 +175,6 @@ def challenge_setup(
                 "needed": challenge.needed,
                 "types": list(challenge.types),
                 "dice": list(challenge.visible_values()),
-                "refresh_panels": True,
             },
             secret=challenge.layout(),
         )
@@ -246,7 +245,6 @@ def challenge_adjust(
                 "die": result.visible_index + 1,
                 "in_view": len(new.visible_indices()),
                 "outcome": "failure" if result.jammed else "success",
-                "refresh_panels": True,
             },
         )
         last = {"kind": "adjust", "seq": event.seq, "visible_index": result.visible_index}
@@ -280,7 +278,6 @@ def challenge_reveal(*, scene: Scene, actor: Any, position: Any) -> SceneEvent:
                 **result.player_view(),
                 "die": result.visible_index + 1,
                 "in_view": len(new.visible_indices()),
-                "refresh_panels": True,
             },
         )
         last = {"kind": "reveal", "seq": event.seq, "visible_index": result.visible_index}
@@ -354,7 +351,6 @@ def challenge_toolkit(
                 "die": None if shown is None else shown + 1,
                 "in_view": len(new.visible_indices()),
                 "outcome": "success" if result.check.passed else "failure",
-                "refresh_panels": True,
             },
         )
         kind = "reveal" if tool.effect == "reveal" and result.applied else "toolkit"
@@ -413,7 +409,6 @@ def _end(
             "still_hidden": list(challenge.hidden),
             "jammed": list(challenge.jammed),
             **published,
-            "refresh_panels": True,
         },
     )
     state.update(ended=how, end_seq=event.seq, published=published)
@@ -422,65 +417,33 @@ def _end(
 
 # --- commands ---
 
-
-def _optional(data: dict[str, Any], field: str) -> Any:
-    value = data.get(field)
-    return None if value in (None, "") else value
-
-
-def _character(scene: Scene, user: Any, data: dict[str, Any]) -> Character | None:
-    return character_for_roll(scene=scene, actor=user, character_id=data.get("character"))
-
-
-def _cmd_setup(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    types = [t for t in (data.get("type_1"), data.get("type_2")) if isinstance(t, str) and t]
-    length = _optional(data, "length")
-    challenge_setup(
-        scene=scene,
-        actor=user,
-        difficulty=str(data.get("difficulty", "")),
-        types=types,
-        length=None if length is None else whole(length, "Chain length (1 to 12)"),
-    )
-
-
-def _cmd_adjust(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    challenge_adjust(
-        scene=scene,
-        actor=user,
-        die=data.get("die"),
-        direction=data.get("direction"),
-        seen=_optional(data, "seen"),
-        in_view=_optional(data, "in_view"),
-        character=_character(scene, user, data),
-    )
-
-
-def _cmd_reveal(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    challenge_reveal(scene=scene, actor=user, position=data.get("position"))
-
-
-def _cmd_toolkit(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    challenge_toolkit(
-        scene=scene,
-        actor=user,
-        ability=str(data.get("ability", "")),
-        die=_optional(data, "die"),
-        value=_optional(data, "value"),
-        seen=_optional(data, "seen"),
-        in_view=_optional(data, "in_view"),
-        character=_character(scene, user, data),
-    )
-
-
-def _cmd_call_off(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    challenge_call_off(scene=scene, actor=user)
-
-
-COMMANDS = {
-    "challenge_setup": _cmd_setup,
-    "challenge_adjust": _cmd_adjust,
-    "challenge_reveal": _cmd_reveal,
-    "challenge_toolkit": _cmd_toolkit,
-    "challenge_call_off": _cmd_call_off,
-}
+COMMANDS = (
+    Command(
+        "challenge_setup",
+        challenge_setup,
+        difficulty=Text("difficulty"),
+        types=Picks(("type_1", "type_2")),
+        length=Whole("length", "Chain length (1 to 12)", optional=True),
+    ),
+    Command(
+        "challenge_adjust",
+        challenge_adjust,
+        die=Raw("die"),
+        direction=Raw("direction"),
+        seen=Blank("seen"),
+        in_view=Blank("in_view"),
+        character=Rolling(),
+    ),
+    Command("challenge_reveal", challenge_reveal, position=Raw("position")),
+    Command(
+        "challenge_toolkit",
+        challenge_toolkit,
+        ability=Text("ability"),
+        die=Blank("die"),
+        value=Blank("value"),
+        seen=Blank("seen"),
+        in_view=Blank("in_view"),
+        character=Rolling(),
+    ),
+    Command("challenge_call_off", challenge_call_off),
+)

@@ -16,9 +16,9 @@ from typing import Any
 from rules import annulus
 from rules.annulus import Challenge
 from tabletop.characters.models import Character
-from tabletop.scenes.actions.challenges import STATE_KEY
-from tabletop.scenes.procedures import ProcedurePanel, register
+from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.rollkinds import percent
+from tabletop.systems.annulus.actions import STATE_KEY
 
 #: Training-perk dice the odds line shows (0 = none).
 ODDS_TRAINING = (0, 1, 2, 3)
@@ -196,12 +196,9 @@ def _own_characters(scene: Any, viewer: Any) -> list[Character]:
     return list(characters)
 
 
-register(
-    ProcedurePanel(
-        name=STATE_KEY,
-        label="Operation challenge",
-        systems=("annulus",),
-        template="scenes/procedures/challenge.html",
-        context=challenge_context,
-    )
+PANEL = ProcedurePanel(
+    name=STATE_KEY,
+    label="Operation challenge",
+    template="systems/annulus/panels/challenge.html",
+    context=challenge_context,
 )

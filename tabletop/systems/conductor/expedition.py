@@ -23,9 +23,10 @@ from rules import conductor
 from rules.core import Rng, RulesError
 from tabletop.characters.actions import character_adjust
 from tabletop.characters.models import Character
-from tabletop.scenes.actions import base
-from tabletop.scenes.actions.base import lock_roll, membership, require_gm, require_open, roll_data
-from tabletop.scenes.actions.spends import _pay
+from tabletop.scenes import access as base
+from tabletop.scenes.access import lock_roll, membership, require_gm, require_open, roll_data
+from tabletop.scenes.actions.spends import pay as _pay
+from tabletop.scenes.commands import Command, Flag, Member, Members, Parsed, Raw, Text
 from tabletop.scenes.events import record_event
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.systems.conductor.rolls import sheet_skill
@@ -92,17 +93,9 @@ def _record(
         scene=scene,
         kind=kind,
         actor=actor,
-        public={**public, "refresh_panels": True},
+        public={**public},
         **extra,
     )
-
-
-def _character(scene: Scene, raw: Any) -> Character:
-    pk = base.whole(raw, "Pick a character from the list.")
-    character = Character.objects.filter(pk=pk, campaign=scene.campaign).first()
-    if character is None:
-        raise ValidationError("That character is not in this campaign.")
-    return character
 
 
 def _names(expedition: conductor.Expedition) -> dict[str, str]:
@@ -456,90 +449,50 @@ def heal_apply(*, scene: Scene, actor: Any, seq: Any) -> SceneEvent:
 # --- commands ---
 
 
-def _flag(raw: Any) -> bool:
-    """A checkbox: sent as "on" (or its value) when ticked, absent when not."""
-    return raw not in (None, "", False, "false", "0", "off")
-
-
-def _many(scene: Scene, raw: Any) -> list[Character]:
-    """Characters from a group of checkboxes (one value, or a list when several are ticked)."""
-    if raw in (None, ""):
-        return []
-    values = raw if isinstance(raw, list) else [raw]
-    if len(values) > 100:
-        raise ValidationError("Too many characters.")
-    return [_character(scene, value) for value in values]
-
-
-def _cmd_start(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    require_gm(scene.campaign, user)
-    leader = data.get("leader")
-    expedition_start(
-        scene=scene,
-        actor=user,
-        members=_many(scene, data.get("members")),
-        leader=_character(scene, leader) if leader not in (None, "") else None,
-        mounted=_many(scene, data.get("mounted")),
-        water_vehicle=_flag(data.get("water_vehicle")),
-    )
-
-
-def _cmd_action(scene: Scene, user: Any, data: dict[str, Any]) -> None:
+def _phase_action(scene: Scene, user: Any, data: Any) -> str:
     action = data.get("action")
     if action == "other":
         action = data.get("other")
     if not isinstance(action, str):
         raise ValidationError("Say what the character does this phase.")
-    expedition_choose_action(
-        scene=scene, actor=user, character=_character(scene, data.get("character")), action=action
-    )
+    return action
 
 
-def _cmd_benny(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    expedition_forage_benny(
-        scene=scene, actor=user, character=_character(scene, data.get("character"))
-    )
-
-
-def _cmd_travel(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    expedition_choose_travel(
-        scene=scene,
-        actor=user,
-        travel=str(data.get("travel", ""))[:20],
-        civilization=_flag(data.get("civilization")),
-    )
-
-
-def _cmd_end_phase(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    expedition_end_phase(scene=scene, actor=user)
-
-
-def _cmd_party(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    require_gm(scene.campaign, user)
-    raw = data.get("character")
-    expedition_party(
-        scene=scene,
-        actor=user,
-        change=str(data.get("change", "")),
-        character=_character(scene, raw) if raw not in (None, "") else None,
-    )
-
-
-def _cmd_end(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    expedition_end(scene=scene, actor=user)
-
-
-def _cmd_heal_apply(scene: Scene, user: Any, data: dict[str, Any]) -> None:
-    heal_apply(scene=scene, actor=user, seq=data.get("seq"))
-
-
-COMMANDS = {
-    "expedition_start": _cmd_start,
-    "expedition_action": _cmd_action,
-    "expedition_benny": _cmd_benny,
-    "expedition_travel": _cmd_travel,
-    "expedition_end_phase": _cmd_end_phase,
-    "expedition_party": _cmd_party,
-    "expedition_end": _cmd_end,
-    "heal_apply": _cmd_heal_apply,
-}
+COMMANDS = (
+    Command(
+        "expedition_start",
+        expedition_start,
+        gm=True,
+        members=Members("members", "Pick a character from the list."),
+        leader=Member("leader", "Pick a character from the list.", optional=True),
+        mounted=Members("mounted", "Pick a character from the list."),
+        water_vehicle=Flag("water_vehicle"),
+    ),
+    Command(
+        "expedition_action",
+        expedition_choose_action,
+        character=Member("character", "Pick a character from the list."),
+        action=Parsed(_phase_action),
+    ),
+    Command(
+        "expedition_benny",
+        expedition_forage_benny,
+        character=Member("character", "Pick a character from the list."),
+    ),
+    Command(
+        "expedition_travel",
+        expedition_choose_travel,
+        travel=Parsed(lambda scene, user, data: str(data.get("travel", ""))[:20]),
+        civilization=Flag("civilization"),
+    ),
+    Command("expedition_end_phase", expedition_end_phase),
+    Command(
+        "expedition_party",
+        expedition_party,
+        gm=True,
+        change=Text("change"),
+        character=Member("character", "Pick a character from the list.", optional=True),
+    ),
+    Command("expedition_end", expedition_end),
+    Command("heal_apply", heal_apply, seq=Raw("seq")),
+)

@@ -3,7 +3,7 @@ action this phase, the travel, the supply die with its exact odds, and the contr
 
 Nothing in it is secret: the GM's rendering adds the GM's controls (ending the phase, the
 party), a player's rendering offers each member's action buttons to that member's player only
-(``data-only-for``); the actions in tabletop/scenes/actions/expedition.py authorise every command.
+(``data-only-for``); the actions in expedition.py authorise every command.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 
 from rules import conductor
 from tabletop.characters.models import Character
-from tabletop.scenes.actions.expedition import STATE_KEY
 from tabletop.scenes.models import SceneEvent
-from tabletop.scenes.procedures import ProcedurePanel, register
+from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.rollkinds import percent
+from tabletop.systems.conductor.expedition import STATE_KEY
 from tabletop.systems.conductor.rolls import sheet_skill
 
 
@@ -77,12 +77,9 @@ def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
     return ctx
 
 
-register(
-    ProcedurePanel(
-        name=STATE_KEY,
-        label="Wilderness expedition",
-        systems=("conductor",),
-        template="scenes/procedures/expedition.html",
-        context=expedition_context,
-    )
+PANEL = ProcedurePanel(
+    name=STATE_KEY,
+    label="Wilderness expedition",
+    template="systems/conductor/panels/expedition.html",
+    context=expedition_context,
 )

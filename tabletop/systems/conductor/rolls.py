@@ -21,6 +21,7 @@ from rules.core import RulesError
 from tabletop.characters.models import Character
 from tabletop.characters.sheets import display_skill
 from tabletop.scenes.rollkinds import RollKind, RollOutcome, field_int, odds_rows, percent
+from tabletop.systems.conductor import strike_back
 
 #: This system's roll kinds, in the order its roll panels show them.
 KINDS: list[RollKind] = []
@@ -156,31 +157,6 @@ def attack_roll(*, data, character, ruleset, rng) -> RollOutcome:
     return attack_outcome(result, label=label, foe=foe)
 
 
-def foe_attack_outcome(result: conductor.AttackResult, *, foe: str, target: str) -> RollOutcome:
-    """The card of a foe's attack on a character (RULES-NOTES: the same procedure, against the
-    character's difficulty); each hit is a hit on the character's sheet."""
-    detail = result.to_dict()
-    detail["skill_label"] = f"{foe}'s best skill"
-    detail["foe"] = foe
-    detail["target"] = target
-    hits = result.hits
-    summary = f"{hits} {'hit' if hits == 1 else 'hits'} on {target}" if hits else "No hit"
-    pool = sum(1 for d in result.dice if d.source is None)
-    return RollOutcome(
-        title=f"{foe} strikes back at {target} ({pool}d6 vs {result.difficulty})",
-        summary=summary,
-        detail=detail,
-        outcome="failure" if hits else "success",  # from the table's side: a hit hurts
-    )
-
-
-def foe_skill(foe: Any) -> int:
-    """A foe's attack skill: the best skill on its sheet (foe sheets list their attack skill)."""
-    values = [row.get("value", 0) for row in foe.skills or [] if isinstance(row, dict)]
-    values = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
-    return max([0, *values])
-
-
 def spend_benny(roll_kind: str, detail: Mapping[str, Any], *, die_index: Any, rng) -> RollOutcome:
     """One benny on a stored conductor roll: +1 to a standard roll, or +1 to one attack die
     (seed: "each BENNY spent grants a +1 to the roll of one die"; a die pushed to 6 explodes)."""
@@ -241,6 +217,7 @@ KINDS.append(
 KINDS.append(
     RollKind(
         name="conductor_attack",
+        consequences=strike_back.after_attack,
         label="Attack roll",
         card="systems/conductor/rolls/attack.html",
         form="systems/conductor/forms/attack.html",
@@ -436,6 +413,7 @@ KINDS.append(
 KINDS.append(
     RollKind(
         name="conductor_foe_attack",
+        stale=frozenset({"party", "dashboard"}),  # hits on the sheet
         label="Foe strikes back",
         card="systems/conductor/rolls/foe_attack.html",
         on_panel=False,

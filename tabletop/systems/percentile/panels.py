@@ -21,7 +21,7 @@ from typing import Any
 
 from rules import percentile
 from tabletop.characters.models import Character
-from tabletop.scenes.procedures import ProcedurePanel, register
+from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.rollkinds import ROLL_KINDS
 
 NAME = "maneuvers"
@@ -130,12 +130,9 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
     }
 
 
-register(
-    ProcedurePanel(
-        name=NAME,
-        label="Maneuvers: attempts, slumps and zones",
-        systems=("percentile",),
-        template="scenes/procedures/maneuvers.html",
-        context=context,
-    )
+PANEL = ProcedurePanel(
+    name=NAME,
+    label="Maneuvers: attempts, slumps and zones",
+    template="systems/percentile/panels/maneuvers.html",
+    context=context,
 )

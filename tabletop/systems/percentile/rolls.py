@@ -570,6 +570,7 @@ KINDS.append(
 KINDS.append(
     PercentileRollKind(
         name="percentile_perception",
+        stale=frozenset({"maneuvers"}),
         label="Perception (GM, secret)",
         card="systems/percentile/rolls/perception.html",
         on_panel=False,

@@ -19,7 +19,7 @@ from typing import Any
 
 from rules import roll_and_keep as rak
 from tabletop.characters.models import Character
-from tabletop.scenes.procedures import ProcedurePanel, register
+from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.rollkinds import percent
 
 NAME = "contests"
@@ -116,12 +116,9 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
     }
 
 
-register(
-    ProcedurePanel(
-        name=NAME,
-        label="Opposed and extended actions",
-        systems=("roll_and_keep",),
-        template="scenes/procedures/contests.html",
-        context=context,
-    )
+PANEL = ProcedurePanel(
+    name=NAME,
+    label="Opposed and extended actions",
+    template="systems/roll_and_keep/panels/contests.html",
+    context=context,
 )

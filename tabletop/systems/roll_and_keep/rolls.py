@@ -174,6 +174,7 @@ KINDS.append(
 KINDS.append(
     RollKind(
         name="rak_contest",
+        stale=frozenset({"contests"}),
         label="Contest",
         card="systems/roll_and_keep/rolls/contest.html",
         on_panel=False,

@@ -136,10 +136,18 @@ KINDS.append(
 )
 
 KINDS.append(
-    RollKind(name="two_dice_action", label="Action", card="systems/two_dice/rolls/action.html")
+    RollKind(
+        name="two_dice_action",
+        label="Action",
+        card="systems/two_dice/rolls/action.html",
+        stale=frozenset({"turns"}),
+    )
 )
 KINDS.append(
     RollKind(
-        name="two_dice_reaction", label="Reaction", card="systems/two_dice/rolls/reaction.html"
+        name="two_dice_reaction",
+        label="Reaction",
+        card="systems/two_dice/rolls/reaction.html",
+        stale=frozenset({"turns"}),
     )
 )

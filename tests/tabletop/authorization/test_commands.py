@@ -21,6 +21,9 @@ from rules.core import RulesError
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.systems.annulus import actions as challenges
+from tabletop.systems.conductor import expedition
+from tabletop.systems.percentile import plot_points
 from tests.tabletop.scenes.conftest import make_table
 from tests.tabletop.scenes.test_procedures_authorization import PROCEDURE_RULES
 
@@ -126,14 +129,14 @@ def plot_spend() -> Situation:
 
 def plot_decide() -> Situation:
     table, ann, _ = _percentile()
-    spend = actions.plot_spend(scene=table.scene, actor=table.alice, character=ann, use="clue")
+    spend = plot_points.plot_spend(scene=table.scene, actor=table.alice, character=ann, use="clue")
     return Situation(table, {"seq": spend.seq, "decision": "approve"})
 
 
 def plot_cancel() -> Situation:
     # The "owner" is the spender, who may not cancel their own spend; the other player may.
     table, ann, ben = _percentile()
-    spend = actions.plot_spend(
+    spend = plot_points.plot_spend(
         scene=table.scene, actor=table.alice, character=ann, use="lessen_wound"
     )
     return Situation(table, {"seq": spend.seq, "character": "{own}"})
@@ -141,7 +144,7 @@ def plot_cancel() -> Situation:
 
 def _expedition() -> tuple[Any, Character]:
     table, mira, _ = _conductor()
-    actions.expedition_start(scene=table.scene, actor=table.gm, members=[mira])
+    expedition.expedition_start(scene=table.scene, actor=table.gm, members=[mira])
     return table, mira
 
 
@@ -157,7 +160,7 @@ def expedition_action() -> Situation:
 
 def expedition_benny() -> Situation:
     table, mira = _expedition()
-    actions.expedition_choose_action(
+    expedition.expedition_choose_action(
         scene=table.scene, actor=table.alice, character=mira, action="Forage", rng=random.Random(1)
     )
     return Situation(table, {"character": mira.pk})
@@ -191,7 +194,7 @@ def _challenge(seed: int = 192) -> tuple[Any, Character]:
     # Seed 192: the chain 5 7 [6] 7; seed 2: only the 5 in view, ready for a reveal.
     table = make_table(system="annulus")
     mira = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Mira")
-    actions.challenge_setup(
+    challenges.challenge_setup(
         scene=table.scene,
         actor=table.gm,
         difficulty="easy",

@@ -18,11 +18,11 @@ from django.urls import reverse
 
 from rules.annulus import Challenge
 from tabletop.characters.models import Character
-from tabletop.scenes import actions
-from tabletop.scenes.actions import base
-from tabletop.scenes.actions.challenges import STATE_KEY
+from tabletop.scenes import access as base
 from tabletop.scenes.commitments import canonical_json, commitment_for, verify
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.systems.annulus import actions as challenges
+from tabletop.systems.annulus.actions import STATE_KEY
 from tests.tabletop.conftest import requires_postgres
 from tests.tabletop.scenes.conftest import connect, make_table
 
@@ -69,7 +69,7 @@ def annulus_table():
 def set_up(table, mask, dice, *, difficulty="easy", types=("Finesse",)):
     """A challenge with a scripted secret mask (a 1 hides its position) and d12s."""
     assert len(mask) == len(dice)
-    return actions.challenge_setup(
+    return challenges.challenge_setup(
         scene=table.scene,
         actor=table.gm,
         difficulty=difficulty,
@@ -90,7 +90,7 @@ def state(table) -> dict:
 
 
 def adjust(table, user, die, direction, *faces, character=None, **seen):
-    return actions.challenge_adjust(
+    return challenges.challenge_adjust(
         scene=table.scene,
         actor=user,
         die=die,
@@ -120,7 +120,6 @@ def test_setup_commits_once_to_the_whole_layout():
         "needed",
         "types",
         "dice",
-        "refresh_panels",
     }
     assert event.public["difficulty"] == "medium" and event.public["needed"] == 3
     challenge = current(table)
@@ -132,15 +131,15 @@ def test_setup_commits_once_to_the_whole_layout():
 def test_setup_refusals():
     table, _, _ = annulus_table()
     with pytest.raises(PermissionDenied, match="Only the GM"):
-        actions.challenge_setup(
+        challenges.challenge_setup(
             scene=table.scene, actor=table.alice, difficulty="easy", types=["Force"]
         )
     with pytest.raises(ValidationError, match="Unknown difficulty"):
-        actions.challenge_setup(
+        challenges.challenge_setup(
             scene=table.scene, actor=table.gm, difficulty="trivial", types=["Force"]
         )
     with pytest.raises(ValidationError, match="at most 12"):
-        actions.challenge_setup(
+        challenges.challenge_setup(
             scene=table.scene, actor=table.gm, difficulty="easy", types=["Force"], length=13
         )
     assert not SceneEvent.objects.filter(kind="challenge_set").exists()
@@ -208,7 +207,7 @@ def test_a_click_on_a_die_that_changed_meanwhile_is_refused():
 def test_a_reveal_shifts_the_dice_so_commands_aimed_before_it_are_refused():
     table, _, _ = annulus_table()
     set_up(table, (1, 2, 3), (9, 5, 6))  # position 0 hidden; in view: 5, 6 (solved)
-    actions.challenge_reveal(scene=table.scene, actor=table.gm, position=0)
+    challenges.challenge_reveal(scene=table.scene, actor=table.gm, position=0)
     with pytest.raises(ValidationError, match="hidden die joined"):
         adjust(table, table.alice, 0, +1, seen=5, in_view=2)
 
@@ -232,11 +231,11 @@ def test_reveal_is_refused_while_the_visible_chain_is_unsolved_and_is_the_gms():
     table, _, _ = annulus_table()
     set_up(table, (2, 1, 3, 4), (5, 9, 7, 3))  # in view 5, 7, 3
     with pytest.raises(ValidationError, match="only once the visible dice are solved"):
-        actions.challenge_reveal(scene=table.scene, actor=table.gm, position=1)
+        challenges.challenge_reveal(scene=table.scene, actor=table.gm, position=1)
     with pytest.raises(PermissionDenied):
-        actions.challenge_reveal(scene=table.scene, actor=table.alice, position=1)
+        challenges.challenge_reveal(scene=table.scene, actor=table.alice, position=1)
     with pytest.raises(ValidationError, match="not hidden"):
-        actions.challenge_reveal(scene=table.scene, actor=table.gm, position=0)
+        challenges.challenge_reveal(scene=table.scene, actor=table.gm, position=0)
     assert current(table).hidden == (1,)
 
 
@@ -245,13 +244,12 @@ def test_reveal_inserts_the_die_and_a_whole_solved_chain_succeeds():
     table, _, _ = annulus_table()
     setup = set_up(table, (2, 1, 3), (5, 9, 4))  # in view 5, 4 (solved); hidden 9 between
     assert current(table).can_reveal
-    reveal = actions.challenge_reveal(scene=table.scene, actor=table.gm, position=1)
+    reveal = challenges.challenge_reveal(scene=table.scene, actor=table.gm, position=1)
     assert reveal.public == {
         "visible_index": 1,
         "value": 9,
         "die": 2,
         "in_view": 3,
-        "refresh_panels": True,
     }
     assert current(table).visible_values() == (5, 9, 4)
     assert not SceneEvent.objects.filter(kind="challenge_end").exists()
@@ -299,7 +297,7 @@ def test_jams_across_a_hidden_die_wait_for_the_reveal_then_fail():
     # Not "failed" yet: that would tell the players a hidden die sits between them.
     assert state(table)["ended"] is None and current(table).can_reveal
     assert not SceneEvent.objects.filter(kind="challenge_end").exists()
-    actions.challenge_reveal(scene=table.scene, actor=table.gm, position=1)
+    challenges.challenge_reveal(scene=table.scene, actor=table.gm, position=1)
     # In view now 4 9 5 with 4 and 5 jammed: an odd gap, never solvable.
     end = SceneEvent.objects.get(kind="challenge_end")
     assert end.public["ended"] == "failed" and end.public["outcome"] == "failure"
@@ -336,7 +334,7 @@ def test_adjacent_visible_jams_too_far_apart_fail():
 def test_a_failed_toolkit_check_greys_the_ability_out_for_this_challenge():
     table, mira, _ = annulus_table()
     set_up(table, (2, 2, 2), (4, 9, 1))
-    failed = actions.challenge_toolkit(
+    failed = challenges.challenge_toolkit(
         scene=table.scene,
         actor=table.alice,
         ability="calibrate",
@@ -348,11 +346,11 @@ def test_a_failed_toolkit_check_greys_the_ability_out_for_this_challenge():
     assert current(table).unavailable_abilities == ("Calibrate",)
     assert current(table).values == (4, 9, 1)  # "otherwise unaffected"
     with pytest.raises(ValidationError, match="failed earlier"):
-        actions.challenge_toolkit(
+        challenges.challenge_toolkit(
             scene=table.scene, actor=table.bob, ability="Calibrate", die=1, value=5
         )
     # Another ability still works: Shake Loose rerolls die 3 with Mira's training (+2 Finesse).
-    used = actions.challenge_toolkit(
+    used = challenges.challenge_toolkit(
         scene=table.scene,
         actor=table.alice,
         character=mira,
@@ -371,20 +369,22 @@ def test_free_the_jam_and_survey():
     table, _, _ = annulus_table()
     set_up(table, (2, 1, 2, 2), (4, 11, 8, 1))  # in view 4, 8, 1
     adjust(table, table.alice, 0, +1, *FAIL)
-    actions.challenge_toolkit(
+    challenges.challenge_toolkit(
         scene=table.scene, actor=table.alice, ability="Free the Jam", die=0, rng=Faces(*PASS_3)
     )
     assert current(table).jammed == ()
-    survey = actions.challenge_toolkit(
+    survey = challenges.challenge_toolkit(
         scene=table.scene, actor=table.bob, ability="Survey", rng=Faces(*PASS_3)
     )
     assert survey.public["applied"] and survey.public["die"] == 2 and survey.public["after"] == 11
     assert "position" not in survey.public
     assert current(table).hidden == ()
     with pytest.raises(ValidationError, match="Pick the die"):
-        actions.challenge_toolkit(scene=table.scene, actor=table.bob, ability="Calibrate", value=3)
+        challenges.challenge_toolkit(
+            scene=table.scene, actor=table.bob, ability="Calibrate", value=3
+        )
     with pytest.raises(ValidationError, match="Unknown toolkit ability"):
-        actions.challenge_toolkit(scene=table.scene, actor=table.bob, ability="Dynamite")
+        challenges.challenge_toolkit(scene=table.scene, actor=table.bob, ability="Dynamite")
 
 
 @pytest.mark.django_db
@@ -392,8 +392,8 @@ def test_the_gm_calls_a_challenge_off_and_the_layout_is_published():
     table, _, _ = annulus_table()
     setup = set_up(table, (1, 2), (3, 8))
     with pytest.raises(PermissionDenied):
-        actions.challenge_call_off(scene=table.scene, actor=table.alice)
-    end = actions.challenge_call_off(scene=table.scene, actor=table.gm)
+        challenges.challenge_call_off(scene=table.scene, actor=table.alice)
+    end = challenges.challenge_call_off(scene=table.scene, actor=table.gm)
     assert end.public["ended"] == "called_off" and end.public["still_hidden"] == [0]
     assert verify(canonical_json(setup.secret), end.public["nonce"], setup.commitment)
     # A new challenge may now be set up; it gets the next number and its own commitment.
@@ -630,7 +630,7 @@ def test_two_simultaneous_adjustments_of_one_die_one_wins_on_postgres():
             start.wait()
             scene = Scene.objects.select_related("campaign").get(pk=table.scene.pk)
             done.append(
-                actions.challenge_adjust(
+                challenges.challenge_adjust(
                     scene=scene,
                     actor=user,
                     die=1,

@@ -11,10 +11,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules import conductor
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, procedures
+from tabletop.scenes import access, actions, procedures
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.panels import render_panels
+from tabletop.scenes.panels import render_panels, stale_panels
+from tabletop.systems.conductor import expedition as expedition_actions
 from tests.tabletop.scenes.conftest import connect, make_table
 
 
@@ -55,19 +56,21 @@ def party_table():
 
 
 def start(table, *members, **kwargs):
-    return actions.expedition_start(
+    return expedition_actions.expedition_start(
         scene=table.scene, actor=table.gm, members=list(members), **kwargs
     )
 
 
 def act(table, who, character, action, *faces):
-    return actions.expedition_choose_action(
+    return expedition_actions.expedition_choose_action(
         scene=table.scene, actor=who, character=character, action=action, rng=Faces(*faces)
     )
 
 
 def end_phase(table, *faces):
-    return actions.expedition_end_phase(scene=table.scene, actor=table.gm, rng=Faces(*faces))
+    return expedition_actions.expedition_end_phase(
+        scene=table.scene, actor=table.gm, rng=Faces(*faces)
+    )
 
 
 def state(table) -> conductor.Expedition:
@@ -82,7 +85,7 @@ def lasting(*characters) -> list[int]:
 @pytest.fixture
 def only_the_expedition_panel(monkeypatch):
     """The scene renders this panel alone (other procedures' panels are theirs to test)."""
-    monkeypatch.setattr(procedures, "PANELS", {"expedition": procedures.PANELS["expedition"]})
+    monkeypatch.setattr(procedures, "GENERIC_PANELS", {})
 
 
 # --- the expedition, action by action ---
@@ -104,7 +107,9 @@ def test_a_day_in_the_wilderness_steps_the_supply_die_and_marks_no_rest_on_the_s
     assert phase.public["supply"] is None and phase.public["next_phase"] == "Afternoon"
 
     # Afternoon: the party treks; nobody may then act alone.
-    travel = actions.expedition_choose_travel(scene=table.scene, actor=table.alice, travel="trek")
+    travel = expedition_actions.expedition_choose_travel(
+        scene=table.scene, actor=table.alice, travel="trek"
+    )
     assert travel.public["hexes_travelled"] == 1
     with pytest.raises(ValidationError, match="travelling"):
         act(table, table.bob, brannoc, "Navigation")
@@ -131,8 +136,10 @@ def test_a_day_in_the_wilderness_steps_the_supply_die_and_marks_no_rest_on_the_s
     assert lasting(kestrel, brannoc) == [0, 0]
     kinds = list(SceneEvent.objects.order_by("seq").values_list("kind", flat=True))
     assert kinds.count("expedition_phase") == 4 and kinds.count("expedition_action") == 5
+    # Every expedition step makes its panel stale (and the party's sheets), by its kind.
     assert all(
-        e.public["refresh_panels"] for e in SceneEvent.objects.filter(kind__startswith="exped")
+        {"expedition", "party"} <= stale_panels(e)
+        for e in SceneEvent.objects.filter(kind__startswith="exped")
     )
 
 
@@ -144,10 +151,16 @@ def test_a_forage_helped_by_a_benny_skips_the_supply_roll():
     event = act(table, table.alice, kestrel, "Forage", 6)
     assert event.public["forage"]["total"] == 7 and not event.public["forage"]["success"]
     with pytest.raises(PermissionDenied, match="character's player"):
-        actions.expedition_forage_benny(scene=table.scene, actor=table.bob, character=kestrel)
+        expedition_actions.expedition_forage_benny(
+            scene=table.scene, actor=table.bob, character=kestrel
+        )
     with pytest.raises(ValidationError, match="no Forage roll"):
-        actions.expedition_forage_benny(scene=table.scene, actor=table.bob, character=brannoc)
-    benny = actions.expedition_forage_benny(scene=table.scene, actor=table.alice, character=kestrel)
+        expedition_actions.expedition_forage_benny(
+            scene=table.scene, actor=table.bob, character=brannoc
+        )
+    benny = expedition_actions.expedition_forage_benny(
+        scene=table.scene, actor=table.alice, character=kestrel
+    )
     assert benny.public["forage"]["total"] == 8 and benny.public["forage"]["success"]
     kestrel.refresh_from_db()
     assert kestrel.bennies == 1
@@ -179,7 +192,7 @@ def test_depleted_supplies_hit_every_member_until_the_party_is_fed():
         {"character": "Brannoc", "cause": "supplies depleted"},
     ]
     assert lasting(kestrel, brannoc) == [1, 1]
-    fed = actions.expedition_party(scene=table.scene, actor=table.gm, change="fed")
+    fed = expedition_actions.expedition_party(scene=table.scene, actor=table.gm, change="fed")
     assert [r["character"] for r in fed.public["recovered"]] == ["Kestrel", "Brannoc"]
     assert lasting(kestrel, brannoc) == [0, 0]
     expedition = state(table)
@@ -197,8 +210,12 @@ def test_recovery_never_takes_a_sheet_below_zero():
     actions.currency_adjust(
         scene=table.scene, actor=table.gm, character=kestrel, field="lasting_hits", amount=-1
     )
-    actions.expedition_party(scene=table.scene, actor=table.gm, change="rest", character=kestrel)
-    actions.expedition_party(scene=table.scene, actor=table.gm, change="rest", character=brannoc)
+    expedition_actions.expedition_party(
+        scene=table.scene, actor=table.gm, change="rest", character=kestrel
+    )
+    expedition_actions.expedition_party(
+        scene=table.scene, actor=table.gm, change="rest", character=brannoc
+    )
     assert lasting(kestrel, brannoc) == [0, 0]
 
 
@@ -207,30 +224,44 @@ def test_gallop_needs_every_member_mounted_and_the_gm_runs_the_party():
     table, kestrel, brannoc = party_table()
     start(table, kestrel, brannoc, mounted=[kestrel])
     with pytest.raises(ValidationError, match="Brannoc on foot"):
-        actions.expedition_choose_travel(scene=table.scene, actor=table.bob, travel="Gallop")
+        expedition_actions.expedition_choose_travel(
+            scene=table.scene, actor=table.bob, travel="Gallop"
+        )
     with pytest.raises(PermissionDenied):
-        actions.expedition_party(
+        expedition_actions.expedition_party(
             scene=table.scene, actor=table.bob, change="mounted", character=brannoc
         )
-    actions.expedition_party(scene=table.scene, actor=table.gm, change="mounted", character=brannoc)
-    gallop = actions.expedition_choose_travel(
+    expedition_actions.expedition_party(
+        scene=table.scene, actor=table.gm, change="mounted", character=brannoc
+    )
+    gallop = expedition_actions.expedition_choose_travel(
         scene=table.scene, actor=table.bob, travel="Gallop", civilization=False
     )
     assert gallop.public["hexes"] == 2 and gallop.public["mounts_tired"]
     end_phase(table, 4)
     with pytest.raises(ValidationError, match="tired"):
-        actions.expedition_choose_travel(scene=table.scene, actor=table.bob, travel="Gallop")
+        expedition_actions.expedition_choose_travel(
+            scene=table.scene, actor=table.bob, travel="Gallop"
+        )
     with pytest.raises(ValidationError, match="water vehicle"):
-        actions.expedition_choose_travel(scene=table.scene, actor=table.bob, travel="Ferry")
-    actions.expedition_party(scene=table.scene, actor=table.gm, change="water_vehicle")
-    actions.expedition_choose_travel(scene=table.scene, actor=table.gm, travel="Ferry")
+        expedition_actions.expedition_choose_travel(
+            scene=table.scene, actor=table.bob, travel="Ferry"
+        )
+    expedition_actions.expedition_party(scene=table.scene, actor=table.gm, change="water_vehicle")
+    expedition_actions.expedition_choose_travel(scene=table.scene, actor=table.gm, travel="Ferry")
     assert state(table).hexes_travelled == 5
-    actions.expedition_party(scene=table.scene, actor=table.gm, change="leader", character=brannoc)
-    actions.expedition_party(scene=table.scene, actor=table.gm, change="leave", character=kestrel)
+    expedition_actions.expedition_party(
+        scene=table.scene, actor=table.gm, change="leader", character=brannoc
+    )
+    expedition_actions.expedition_party(
+        scene=table.scene, actor=table.gm, change="leave", character=kestrel
+    )
     assert [m.name for m in state(table).members] == ["Brannoc"]
-    actions.expedition_party(scene=table.scene, actor=table.gm, change="join", character=kestrel)
+    expedition_actions.expedition_party(
+        scene=table.scene, actor=table.gm, change="join", character=kestrel
+    )
     assert [m.name for m in state(table).members] == ["Brannoc", "Kestrel"]
-    actions.expedition_end(scene=table.scene, actor=table.gm)
+    expedition_actions.expedition_end(scene=table.scene, actor=table.gm)
     assert "expedition" not in Scene.objects.get(pk=table.scene.pk).state
 
 
@@ -240,7 +271,7 @@ def test_who_may_do_what():
     with pytest.raises(ValidationError, match="No expedition"):
         act(table, table.alice, kestrel, "Rest")
     with pytest.raises(PermissionDenied):
-        actions.expedition_start(scene=table.scene, actor=table.alice, members=[kestrel])
+        expedition_actions.expedition_start(scene=table.scene, actor=table.alice, members=[kestrel])
     start(table, kestrel)
     with pytest.raises(ValidationError, match="already under way"):
         start(table, brannoc)
@@ -251,14 +282,16 @@ def test_who_may_do_what():
         act(table, table.outsider, kestrel, "Rest")
     # Brannoc is not in the party: his player may not choose the party's travel.
     with pytest.raises(PermissionDenied, match="party's players"):
-        actions.expedition_choose_travel(scene=table.scene, actor=table.bob, travel="Trek")
+        expedition_actions.expedition_choose_travel(
+            scene=table.scene, actor=table.bob, travel="Trek"
+        )
     with pytest.raises(ValidationError, match="not in the party"):
         act(table, table.bob, brannoc, "Rest")
     with pytest.raises(ValidationError, match="travel action for the whole party"):
         act(table, table.alice, kestrel, "Trek")
     # Only the GM ends a phase.
     with pytest.raises(PermissionDenied):
-        actions.expedition_end_phase(scene=table.scene, actor=table.alice)
+        expedition_actions.expedition_end_phase(scene=table.scene, actor=table.alice)
     act(table, table.gm, kestrel, "Navigation")
     with pytest.raises(ValidationError, match="already acted"):
         act(table, table.alice, kestrel, "Rest")
@@ -327,17 +360,17 @@ def test_a_heal_goes_on_the_patients_sheet_once():
     assert roll.public["summary"] == "Heals 2 hits on Kestrel"
     assert "Bog Wight" in roll.public["title"]
     with pytest.raises(PermissionDenied, match="healer's player or the GM"):
-        actions.heal_apply(scene=table.scene, actor=table.alice, seq=roll.seq)
-    applied = actions.heal_apply(scene=table.scene, actor=table.bob, seq=roll.seq)
+        expedition_actions.heal_apply(scene=table.scene, actor=table.alice, seq=roll.seq)
+    applied = expedition_actions.heal_apply(scene=table.scene, actor=table.bob, seq=roll.seq)
     kestrel.refresh_from_db()
     assert kestrel.hits == 1
     assert applied.public["before"] == 3 and applied.public["after"] == 1
-    assert applied.parent_id == roll.pk and applied.public["refresh_panels"]
+    assert applied.parent_id == roll.pk and "party" in stale_panels(applied)
     with pytest.raises(ValidationError, match="already on the sheet"):
-        actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
+        expedition_actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
     # A heal heals no more hits than there are: 3 hits on a patient with 1.
     roll = heal(table, brannoc, kestrel, 4, 6, 3)
-    actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
+    expedition_actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
     kestrel.refresh_from_db()
     assert kestrel.hits == 0
 
@@ -350,7 +383,7 @@ def test_a_heal_where_every_die_misses_costs_the_patient_a_hit():
     assert roll.public["result"]["difficulty"] == 3
     assert roll.public["result"]["patient_takes_hit"] and roll.public["outcome"] == "failure"
     assert not SceneEvent.objects.filter(parent=roll).exists()  # nobody strikes back at a healer
-    actions.heal_apply(scene=table.scene, actor=table.bob, seq=roll.seq)
+    expedition_actions.heal_apply(scene=table.scene, actor=table.bob, seq=roll.seq)
     brannoc.refresh_from_db()
     assert brannoc.hits == 4
 
@@ -360,9 +393,9 @@ def test_a_hidden_heal_goes_on_the_sheet_once_revealed_and_bad_patients_are_refu
     table, kestrel, brannoc = party_table()
     roll = heal(table, brannoc, brannoc, 5, 5, mode="gm")
     with pytest.raises(ValidationError, match="reveal this roll first"):
-        actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
+        expedition_actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
     actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
-    actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
+    expedition_actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
     brannoc.refresh_from_db()
     assert brannoc.hits == 1
     with pytest.raises(ValidationError, match="Pick the patient"):
@@ -388,7 +421,7 @@ def test_a_hidden_heal_goes_on_the_sheet_once_revealed_and_bad_patients_are_refu
         rng=Faces(3, 4, 1),
     )
     with pytest.raises(ValidationError, match="not a heal"):
-        actions.heal_apply(scene=table.scene, actor=table.bob, seq=not_a_heal.seq)
+        expedition_actions.heal_apply(scene=table.scene, actor=table.bob, seq=not_a_heal.seq)
 
 
 @pytest.mark.django_db
@@ -481,7 +514,7 @@ async def test_every_step_reaches_everyone_and_only_the_owner_or_gm_may_take_it(
         socket.frames.clear()
 
     # A player can't end the phase; the GM can, and everyone sees the wilderness roll.
-    monkeypatch.setattr(actions.base, "resolve_rng", lambda rng: Faces(1))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(1))
     await alice.send(command="expedition_end_phase")
     await settle(alice, gm, bob)
     assert "Only the GM" in alice.everything()
@@ -513,7 +546,7 @@ async def test_a_heal_applied_over_the_socket_updates_the_card_and_the_party(mon
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
-    monkeypatch.setattr(actions.base, "resolve_rng", lambda rng: Faces(4, 5))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(4, 5))
     await bob.send(
         command="roll",
         roll_kind="conductor_heal",
@@ -532,7 +565,7 @@ async def test_a_heal_applied_over_the_socket_updates_the_card_and_the_party(mon
     await settle(bob, gm, alice)
     for socket in (gm, alice, bob):
         text = html.unescape(socket.everything())
-        assert f'<article hx-swap-oob="outerHTML" id="event-{roll.seq}"' in text
+        assert f'<article id="event-{roll.seq}" hx-swap-oob="outerHTML"' in text
         assert "On Brannoc's sheet: 3 → 1 hits" in text
         assert 'id="party"' in text
     await sync_to_async(brannoc.refresh_from_db)()

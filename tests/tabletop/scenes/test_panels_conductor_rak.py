@@ -12,7 +12,7 @@ from django.urls import reverse
 from rules import conductor
 from rules import roll_and_keep as rak
 from tabletop.characters.models import Character
-from tabletop.scenes import actions
+from tabletop.scenes import access
 from tabletop.scenes.models import SceneEvent
 from tests.tabletop.scenes.conftest import connect, make_table
 
@@ -36,7 +36,7 @@ def script(monkeypatch):
     """Make the next socket roll use these faces (and give a fresh copy for the rules call)."""
 
     def use(*faces: int) -> None:
-        monkeypatch.setattr(actions.base, "resolve_rng", lambda rng: ScriptedRng(*faces))
+        monkeypatch.setattr(access, "resolve_rng", lambda rng: ScriptedRng(*faces))
 
     return use
 

@@ -16,8 +16,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules.core import RulesError
 from tabletop.scenes import actions
-from tabletop.scenes.actions import procedures
+from tabletop.scenes.actions import turns
 from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.systems.percentile import maneuvers
+from tabletop.systems.roll_and_keep import contests
+from tabletop.systems.two_dice import checks
 from tests.tabletop.scenes.test_procedures_contests import race, rak_table
 from tests.tabletop.scenes.test_procedures_percentile import percentile_table
 from tests.tabletop.scenes.test_procedures_turns import two_dice_table
@@ -38,7 +41,7 @@ def _turns(*, started: bool = True):
     """Tamsin (alice's) is a Hero, Garrick (bob's) a Rival, Rhee (the GM's) a Foe."""
     table, cast = two_dice_table()
     if started:
-        procedures.turns_start(
+        actions.turns_start(
             scene=table.scene,
             actor=table.gm,
             lineup=[
@@ -78,8 +81,8 @@ def check_declare() -> Situation:
 def check_react() -> Situation:
     """Garrick (bob's) declared a check against Tamsin; the one concerned is Tamsin."""
     table, cast = _turns()
-    procedures.turns_end(scene=table.scene, actor=table.gm)
-    procedures.check_declare(
+    actions.turns_end(scene=table.scene, actor=table.gm)
+    checks.check_declare(
         scene=table.scene,
         actor=table.bob,
         character=cast["garrick"],
@@ -101,7 +104,7 @@ def check_react() -> Situation:
 def check_resolve() -> Situation:
     """Tamsin's check, its reaction window still open: only the GM may roll it now."""
     table, cast = _turns()
-    procedures.check_declare(
+    checks.check_declare(
         scene=table.scene,
         actor=table.alice,
         character=cast["tamsin"],
@@ -162,7 +165,7 @@ def streak_set() -> Situation:
 
 def attempt_reset() -> Situation:
     table, tom, _ = percentile_table()
-    procedures.maneuver_track(
+    maneuvers.maneuver_track(
         scene=table.scene,
         actor=table.alice,
         character=tom,
@@ -200,8 +203,13 @@ PROCEDURE_RULES: dict[str, tuple[Callable[[], Situation], dict[str, str]]] = {
 
 
 def test_every_procedure_command_has_a_rule():
-    assert set(PROCEDURE_RULES) == set(procedures.COMMANDS)
-    assert set(procedures.COMMANDS) <= set(actions.COMMANDS)  # registered for the consumer
+    procedure_commands = {
+        command.name
+        for module in (turns, checks, contests, maneuvers)
+        for command in module.COMMANDS
+    }
+    assert set(PROCEDURE_RULES) == procedure_commands
+    assert procedure_commands <= set(actions.COMMANDS)  # registered for the consumer
 
 
 def _snapshot(scene: Scene) -> tuple:

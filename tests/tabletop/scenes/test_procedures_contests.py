@@ -12,10 +12,11 @@ from django.test import Client
 
 from rules import roll_and_keep as rak
 from tabletop.characters.models import Character
-from tabletop.scenes.actions import procedures
+from tabletop.scenes import access
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.procedures import contest as contest_panel
+from tabletop.systems.roll_and_keep import contests as contest_actions
+from tabletop.systems.roll_and_keep import panels as contest_panel
 from tests.tabletop.scenes.conftest import connect, make_table
 from tests.tabletop.scenes.test_procedures_turns import fast_passwords  # noqa: F401
 from tests.tabletop.scenes.test_spends import Faces
@@ -55,7 +56,7 @@ def contests(table):
 
 def race(table, sable, orrin):
     """The seed's long-distance race: Endurance 3 against Endurance 5 + a speciality, at 7."""
-    return procedures.contest_direct_start(
+    return contest_actions.contest_direct_start(
         scene=table.scene,
         actor=table.gm,
         sides=[
@@ -70,7 +71,7 @@ def race(table, sable, orrin):
 def test_directly_opposed_both_sides_roll_and_the_net_decides():
     table, sable, orrin = rak_table()
     with pytest.raises(PermissionDenied):
-        procedures.contest_direct_start(
+        contest_actions.contest_direct_start(
             scene=table.scene,
             actor=table.alice,
             sides=[(sable, "Endurance", []), (orrin, "Endurance", [])],
@@ -82,15 +83,17 @@ def test_directly_opposed_both_sides_roll_and_the_net_decides():
     # Sable: 3 dice, keeps 1 (5 mana / 3 colours without); Orrin: 6 dice, keeps Green 2 + 1.
     assert [(s["rolled"], s["kept"]) for s in item["sides"]] == [(3, 1), (6, 3)]
     with pytest.raises(PermissionDenied):
-        procedures.contest_roll(scene=table.scene, actor=table.bob, contest_id=item["id"], side=0)
-    first = procedures.contest_roll(
+        contest_actions.contest_roll(
+            scene=table.scene, actor=table.bob, contest_id=item["id"], side=0
+        )
+    first = contest_actions.contest_roll(
         scene=table.scene, actor=table.alice, contest_id=item["id"], side=0, rng=Faces(8, 2, 9)
     )
     assert first.public["result"]["successes"] == 1
     assert not first.public["result"]["contest"].get("settled")
     with pytest.raises(ValidationError, match="already rolled"):
-        procedures.contest_roll(scene=table.scene, actor=table.alice, contest_id=item["id"])
-    second = procedures.contest_roll(
+        contest_actions.contest_roll(scene=table.scene, actor=table.alice, contest_id=item["id"])
+    second = contest_actions.contest_roll(
         scene=table.scene,
         actor=table.bob,
         contest_id=item["id"],
@@ -112,10 +115,10 @@ def test_directly_opposed_both_sides_roll_and_the_net_decides():
 def test_a_tie_keeps_the_status_quo():
     table, sable, orrin = rak_table()
     race(table, sable, orrin)
-    procedures.contest_roll(
+    contest_actions.contest_roll(
         scene=table.scene, actor=table.gm, contest_id=1, side=0, rng=Faces(1, 2, 3)
     )
-    last = procedures.contest_roll(
+    last = contest_actions.contest_roll(
         scene=table.scene, actor=table.gm, contest_id=1, side=1, rng=Faces(1, 2, 3, 4, 5, 6)
     )
     assert last.public["result"]["contest"]["winner"] is None
@@ -126,21 +129,21 @@ def test_a_tie_keeps_the_status_quo():
 def test_set_up_mistakes_are_refused():
     table, sable, orrin = rak_table()
     with pytest.raises(ValidationError, match="goes with Cunning, not Endurance"):
-        procedures.contest_direct_start(
+        contest_actions.contest_direct_start(
             scene=table.scene,
             actor=table.gm,
             sides=[(sable, "Endurance", ["Deceit"]), (orrin, "Endurance", [])],
             difficulty="Standard",
         )
     with pytest.raises(ValidationError, match="two different characters"):
-        procedures.contest_direct_start(
+        contest_actions.contest_direct_start(
             scene=table.scene,
             actor=table.gm,
             sides=[(sable, "Endurance", []), (sable, "Endurance", [])],
             difficulty="Standard",
         )
     with pytest.raises(ValidationError, match="no dice for Strength"):
-        procedures.extended_start(
+        contest_actions.extended_start(
             scene=table.scene,
             actor=table.gm,
             character=sable,
@@ -156,7 +159,7 @@ def test_set_up_mistakes_are_refused():
 @pytest.mark.django_db
 def test_indirectly_opposed_takes_the_passive_sheet_and_a_secret_stays_with_the_gm():
     table, sable, orrin = rak_table()
-    event = procedures.contest_indirect_start(
+    event = contest_actions.contest_indirect_start(
         scene=table.scene,
         actor=table.gm,
         active=(sable, "Finesse", [f"{sable.pk}:Stealth"]),
@@ -171,14 +174,13 @@ def test_indirectly_opposed_takes_the_passive_sheet_and_a_secret_stays_with_the_
     assert (item["sides"][0]["rolled"], item["sides"][0]["kept"]) == (4, 4)  # Black 3 + Stealth
     # Even Sable's player can't roll a secret one (nor learn that it exists).
     with pytest.raises(ValidationError, match="no such contest"):
-        procedures.contest_roll(scene=table.scene, actor=table.alice, contest_id=item["id"])
-    roll = procedures.contest_roll(
+        contest_actions.contest_roll(scene=table.scene, actor=table.alice, contest_id=item["id"])
+    roll = contest_actions.contest_roll(
         scene=table.scene, actor=table.gm, contest_id=item["id"], rng=Faces(8, 9, 3, 10)
     )
     assert roll.audience == Audience.GM_ONLY and roll.public == {
         "roller": "gm",
         "mode": "secret",
-        "refresh_panels": True,
     }
     assert roll.secret["result"]["successes"] == 3 and roll.commitment
     # The players' panel holds nothing of it; the GM's shows it.
@@ -197,27 +199,27 @@ def test_the_passive_number_stands_as_it_is_over_ten_or_zero():
     table, sable, orrin = rak_table()
     orrin.attributes["Acuity"] = 10
     orrin.save()
-    procedures.contest_indirect_start(
+    contest_actions.contest_indirect_start(
         scene=table.scene,
         actor=table.gm,
         active=(sable, "Finesse", []),
         passive=(orrin, "Acuity", [f"{orrin.pk}:Keen Ears"]),
         secret=False,
     )
-    roll = procedures.contest_roll(
+    roll = contest_actions.contest_roll(
         scene=table.scene, actor=table.alice, contest_id=1, rng=Faces(10, 10, 10)
     )
     assert roll.audience == Audience.EVERYONE and roll.public["result"]["successes"] == 0
     assert roll.public["result"]["difficulty"] == 11
     # A passive attribute of 0 (Orrin has no Cunning) is difficulty 0: every kept die counts.
-    procedures.contest_indirect_start(
+    contest_actions.contest_indirect_start(
         scene=table.scene,
         actor=table.gm,
         active=(sable, "Finesse", []),
         passive=(orrin, "Cunning", []),
         secret=False,
     )
-    roll = procedures.contest_roll(
+    roll = contest_actions.contest_roll(
         scene=table.scene, actor=table.alice, contest_id=2, rng=Faces(1, 2, 1)
     )
     assert roll.public["result"]["successes"] == 3 and not roll.public["result"]["botch"]
@@ -226,7 +228,7 @@ def test_the_passive_number_stands_as_it_is_over_ten_or_zero():
 @pytest.mark.django_db
 def test_extended_actions_accumulate_to_the_target_or_fail_under_the_minimum():
     table, sable, orrin = rak_table()
-    procedures.extended_start(
+    contest_actions.extended_start(
         scene=table.scene,
         actor=table.gm,
         character=sable,
@@ -237,17 +239,17 @@ def test_extended_actions_accumulate_to_the_target_or_fail_under_the_minimum():
         target=4,
         minimum=1,
     )
-    first = procedures.contest_roll(
+    first = contest_actions.contest_roll(
         scene=table.scene, actor=table.alice, contest_id=1, rng=Faces(6, 6, 2, 1)
     )
     assert first.public["result"]["contest"]["accumulated"] == 2
     assert first.public["summary"].endswith("— 2 / 4")
-    second = procedures.contest_roll(
+    second = contest_actions.contest_roll(
         scene=table.scene, actor=table.alice, contest_id=1, rng=Faces(9, 7, 1, 1)
     )
     assert second.public["result"]["contest"]["status"] == "succeeded"
     with pytest.raises(ValidationError, match="already succeeded"):
-        procedures.contest_roll(scene=table.scene, actor=table.alice, contest_id=1)
+        contest_actions.contest_roll(scene=table.scene, actor=table.alice, contest_id=1)
     action = rak.ExtendedAction.from_dict(contests(table)[0]["action"])
     assert action.accumulated == 4 and [r.successes for r in action.rounds] == [2, 2]
     view = contest_panel.context(
@@ -255,7 +257,7 @@ def test_extended_actions_accumulate_to_the_target_or_fail_under_the_minimum():
     )["contests"][0]
     assert view["progress"]["accumulated"] == 4 and not view["sides"][0]["can_roll"]
 
-    procedures.extended_start(
+    contest_actions.extended_start(
         scene=table.scene,
         actor=table.gm,
         character=orrin,
@@ -266,12 +268,12 @@ def test_extended_actions_accumulate_to_the_target_or_fail_under_the_minimum():
         target=10,
         minimum=2,
     )
-    under = procedures.contest_roll(
+    under = contest_actions.contest_roll(
         scene=table.scene, actor=table.bob, contest_id=2, rng=Faces(6, 1, 1, 1, 1)
     )
     assert under.public["result"]["contest"]["status"] == "failed"
     assert rak.ExtendedAction.from_dict(contests(table)[1]["action"]).accumulated == 0
-    procedures.contest_clear(scene=table.scene, actor=table.gm, contest_id=1)
+    contest_actions.contest_clear(scene=table.scene, actor=table.gm, contest_id=1)
     assert [c["id"] for c in contests(table)] == [2]
 
 
@@ -297,7 +299,7 @@ async def test_a_secret_indirect_contest_never_reaches_the_passive_player(monkey
     )
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
-    monkeypatch.setattr(procedures.base, "resolve_rng", lambda rng: Faces(8, 9, 3, 10))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(8, 9, 3, 10))
     await gm.send(command="contest_roll", contest="s1", side="0")
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
@@ -347,7 +349,7 @@ async def test_an_extended_action_shows_its_progress_to_everyone(monkeypatch):
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
     assert "needs 4 successes" in html.unescape(bob.everything())
-    monkeypatch.setattr(procedures.base, "resolve_rng", lambda rng: Faces(6, 6, 2, 1))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(6, 6, 2, 1))
     await alice.send(command="contest_roll", contest="1", side="0")
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)

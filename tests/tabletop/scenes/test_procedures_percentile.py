@@ -11,10 +11,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions
-from tabletop.scenes.actions import procedures
+from tabletop.scenes import access, actions
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.procedures import percentile_state
+from tabletop.systems.percentile import maneuvers
+from tabletop.systems.percentile import panels as percentile_state
 from tests.tabletop.scenes.conftest import connect, make_table
 from tests.tabletop.scenes.test_procedures_turns import fast_passwords  # noqa: F401
 from tests.tabletop.scenes.test_spends import Faces
@@ -46,7 +46,7 @@ def percentile_table():
 
 def tracked(table, character, *faces, actor=None, **fields):
     data = {"skill": "Climbing", "column": "Movement", **fields}
-    return procedures.maneuver_track(
+    return maneuvers.maneuver_track(
         scene=table.scene,
         actor=actor or table.alice,
         character=character,
@@ -121,23 +121,23 @@ def test_the_gm_resets_an_attempt_and_sets_a_slump_by_hand():
     table, tom, _ = percentile_table()
     tracked(table, tom, 10, task="The lock")
     with pytest.raises(PermissionDenied):
-        procedures.attempt_reset(scene=table.scene, actor=table.alice, character=tom, task="lock")
-    event = procedures.attempt_reset(
+        maneuvers.attempt_reset(scene=table.scene, actor=table.alice, character=tom, task="lock")
+    event = maneuvers.attempt_reset(
         scene=table.scene, actor=table.gm, character=tom, task="the LOCK"
     )
     assert event.public["lines"] == ["GM: “The lock” starts over with no penalty."]
     assert state(table)["attempts"] == []
     with pytest.raises(ValidationError, match="no failures to forget"):
-        procedures.attempt_reset(scene=table.scene, actor=table.gm, character=tom, task="lock")
+        maneuvers.attempt_reset(scene=table.scene, actor=table.gm, character=tom, task="lock")
     with pytest.raises(PermissionDenied):
-        procedures.streak_set(
+        maneuvers.streak_set(
             scene=table.scene, actor=table.bob, character=tom, skill="Climbing", state="zone"
         )
-    procedures.streak_set(
+    maneuvers.streak_set(
         scene=table.scene, actor=table.gm, character=tom, skill="Climbing", state="slump"
     )
     with pytest.raises(ValidationError, match="already slump"):
-        procedures.streak_set(
+        maneuvers.streak_set(
             scene=table.scene, actor=table.gm, character=tom, skill="climbing", state="slump"
         )
     # The hand-set slump applies to the next tracked roll: 60 + 20 - 50 = 30.
@@ -148,10 +148,10 @@ def test_the_gm_resets_an_attempt_and_sets_a_slump_by_hand():
 def test_perception_is_the_gms_secret_and_never_changes_a_streak():
     table, tom, _ = percentile_table()
     with pytest.raises(PermissionDenied):
-        procedures.perception_make(scene=table.scene, actor=table.alice, character=tom, data={})
+        maneuvers.perception_make(scene=table.scene, actor=table.alice, character=tom, data={})
     # 100 + 99 + 97 + 80 + Perceptivity 5 = 381: an Extraordinary Success, yet no zone (the
     # panel would tell the table).
-    roll = procedures.perception_make(
+    roll = maneuvers.perception_make(
         scene=table.scene,
         actor=table.gm,
         character=tom,
@@ -159,17 +159,17 @@ def test_perception_is_the_gms_secret_and_never_changes_a_streak():
         rng=Faces(100, 99, 97, 80),
     )
     assert roll.audience == Audience.GM_ONLY and roll.commitment
-    assert roll.public == {"roller": "gm", "mode": "secret", "refresh_panels": True}
+    assert roll.public == {"roller": "gm", "mode": "secret"}
     result = roll.secret["result"]
     assert result["kind"] == "perception" and result["skill"] == "Perceptivity"
     assert [m["label"] for m in result["modifiers"]] == ["Loud Noise (Perception)"]
     assert result["total"] == 381 - 35 and result["row"]["band"] == "extraordinary_success"
     assert state(table).get("streaks", []) == []
     # A slump at the Detect skill applies to the GM's roll for it.
-    procedures.streak_set(
+    maneuvers.streak_set(
         scene=table.scene, actor=table.gm, character=tom, skill="Detect Traps", state="slump"
     )
-    roll = procedures.perception_make(
+    roll = maneuvers.perception_make(
         scene=table.scene,
         actor=table.gm,
         character=tom,
@@ -276,7 +276,7 @@ async def test_a_secret_perception_roll_never_reaches_the_players(monkeypatch):
     bob = await connect(table.bob, table.scene)
     for socket in (gm, alice, bob):
         socket.frames.clear()  # the replay of the scene's opening
-    monkeypatch.setattr(procedures.base, "resolve_rng", lambda rng: Faces(3, 90))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(3, 90))
     await gm.send(command="perception_roll", character=str(tom.pk), skill="Detect Traps")
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
@@ -306,7 +306,7 @@ async def test_a_tracked_maneuver_updates_everyones_panel(monkeypatch):
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
-    monkeypatch.setattr(procedures.base, "resolve_rng", lambda rng: Faces(3, 60))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(3, 60))
     await alice.send(
         command="maneuver_track", character=str(tom.pk), skill="Climbing", column="Movement"
     )

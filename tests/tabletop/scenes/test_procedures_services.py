@@ -9,8 +9,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from tabletop.scenes.actions import procedures
 from tabletop.scenes.models import SceneEvent
+from tabletop.systems.two_dice import checks
 from tests.tabletop.conftest import requires_postgres
 from tests.tabletop.scenes.test_procedures_turns import (
     fast_passwords,  # noqa: F401 - an autouse fixture
@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 def reaction(table, cast, who, opposition, seed):
     owner = {"garrick": table.bob}.get(who, table.gm)
-    return procedures.check_react(
+    return checks.check_react(
         scene=table.scene,
         actor=owner,
         character=cast[who],
@@ -43,7 +43,7 @@ def test_two_reactions_to_one_check_at_once_are_both_applied_once_on_postgres():
     assert connection.vendor == "postgresql"
     table, cast = two_dice_table()
     start(table, cast)
-    declared = procedures.check_declare(
+    declared = checks.check_declare(
         scene=table.scene,
         actor=table.alice,
         character=cast["tamsin"],
@@ -66,7 +66,7 @@ def test_two_reactions_to_one_check_at_once_are_both_applied_once_on_postgres():
     assert action.known_penalty() == dice["Garrick"]
     reactions = SceneEvent.objects.filter(kind="roll", parent=declared)
     assert reactions.count() == 2
-    result = procedures.check_resolve(scene=table.scene, actor=table.gm)
+    result = checks.check_resolve(scene=table.scene, actor=table.gm)
     (against,) = result.public["result"]["targets"]
     assert against["penalty"] == dice["Garrick"] + dice["Rhee"]
 
@@ -75,7 +75,7 @@ def test_two_reactions_to_one_check_at_once_are_both_applied_once_on_postgres():
 def test_one_character_reacting_twice_at_once_is_applied_once_on_postgres():
     table, cast = two_dice_table()
     start(table, cast)
-    procedures.check_declare(
+    checks.check_declare(
         scene=table.scene,
         actor=table.alice,
         character=cast["tamsin"],

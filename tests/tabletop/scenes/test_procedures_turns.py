@@ -16,14 +16,16 @@ from django.utils import timezone
 
 from rules import two_dice
 from tabletop.characters.models import Character
-from tabletop.scenes.actions import procedures
+from tabletop.scenes import access, actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
+from tabletop.systems.two_dice import checks
+from tabletop.systems.two_dice import panels as two_dice_panel
 from tests.tabletop.scenes.conftest import connect, make_table
 from tests.tabletop.scenes.test_spends import Faces
 
-LATER = timedelta(seconds=turns_panel.REACTION_SECONDS + 1)
+LATER = timedelta(seconds=two_dice_panel.REACTION_SECONDS + 1)
 
 
 @pytest.fixture(autouse=True)
@@ -76,7 +78,7 @@ def two_dice_table():
 
 
 def start(table, cast):
-    return procedures.turns_start(
+    return actions.turns_start(
         scene=table.scene,
         actor=table.gm,
         lineup=[
@@ -93,12 +95,12 @@ def tracker(table):
 
 
 def pending(table):
-    return turns_panel.pending_of(turns_panel.state_of(Scene.objects.get(pk=table.scene.pk)))
+    return two_dice_panel.pending_of(turns_panel.state_of(Scene.objects.get(pk=table.scene.pk)))
 
 
 def declare(table, cast, who="tamsin", targets=("rhee", "bandit"), actor=None, **kwargs):
     fields = {"attribute": "Agility", "difficulty": "Normal", "resource": "Stamina", **kwargs}
-    return procedures.check_declare(
+    return checks.check_declare(
         scene=table.scene,
         actor=actor or table.alice,
         character=cast[who],
@@ -109,7 +111,7 @@ def declare(table, cast, who="tamsin", targets=("rhee", "bandit"), actor=None, *
 
 def react(table, cast, who, opposition, *, difficulty, faces, actor=None):
     owner = {"garrick": table.bob, "tamsin": table.alice}.get(who, table.gm)
-    return procedures.check_react(
+    return checks.check_react(
         scene=table.scene,
         actor=actor or owner,
         character=cast[who],
@@ -128,7 +130,7 @@ def react(table, cast, who, opposition, *, difficulty, faces, actor=None):
 def test_the_gm_starts_the_turns_in_teams_and_they_pass_round_by_round():
     table, cast = two_dice_table()
     with pytest.raises(PermissionDenied):
-        procedures.turns_start(
+        actions.turns_start(
             scene=table.scene, actor=table.alice, lineup=[(cast["tamsin"], "Heroes")]
         )
     event = start(table, cast)
@@ -137,11 +139,11 @@ def test_the_gm_starts_the_turns_in_teams_and_they_pass_round_by_round():
     t = tracker(table)
     assert (t.round, t.current_team, t.order) == (1, "Heroes", ("Heroes", "Foes"))
     # A player on the current team may pass the turn on; one on another team may not.
-    procedures.turns_end(scene=table.scene, actor=table.alice)
+    actions.turns_end(scene=table.scene, actor=table.alice)
     assert tracker(table).current_team == "Foes"
     with pytest.raises(PermissionDenied, match="whose turn it is"):
-        procedures.turns_end(scene=table.scene, actor=table.bob)
-    event = procedures.turns_end(scene=table.scene, actor=table.gm)
+        actions.turns_end(scene=table.scene, actor=table.bob)
+    event = actions.turns_end(scene=table.scene, actor=table.gm)
     assert (event.public["round"], event.public["team"]) == (2, "Heroes")
     with pytest.raises(ValidationError, match="already running"):
         start(table, cast)
@@ -151,17 +153,17 @@ def test_the_gm_starts_the_turns_in_teams_and_they_pass_round_by_round():
 def test_one_action_per_turn_and_one_reaction_per_round():
     table, cast = two_dice_table()
     start(table, cast)
-    procedures.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
+    actions.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
     with pytest.raises(ValidationError, match="already taken an action this turn"):
-        procedures.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
+        actions.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
     with pytest.raises(ValidationError, match="It is not Rhee's turn"):
-        procedures.turns_act(scene=table.scene, actor=table.gm, character=cast["rhee"])
+        actions.turns_act(scene=table.scene, actor=table.gm, character=cast["rhee"])
     with pytest.raises(PermissionDenied):
-        procedures.turns_act(scene=table.scene, actor=table.bob, character=cast["tamsin"])
-    procedures.turns_react(scene=table.scene, actor=table.gm, character=cast["rhee"])
+        actions.turns_act(scene=table.scene, actor=table.bob, character=cast["tamsin"])
+    actions.turns_react(scene=table.scene, actor=table.gm, character=cast["rhee"])
     with pytest.raises(ValidationError, match="already reacted this round"):
-        procedures.turns_react(scene=table.scene, actor=table.gm, character=cast["rhee"])
-    procedures.turns_end(scene=table.scene, actor=table.gm)  # the Foes' turn: Rhee's comes back
+        actions.turns_react(scene=table.scene, actor=table.gm, character=cast["rhee"])
+    actions.turns_end(scene=table.scene, actor=table.gm)  # the Foes' turn: Rhee's comes back
     event = SceneEvent.objects.filter(kind="turn").latest("seq")
     assert "Reaction back: Rhee." in event.public["message"]
     assert tracker(table).can_react(str(cast["rhee"].pk))
@@ -171,19 +173,17 @@ def test_one_action_per_turn_and_one_reaction_per_round():
 def test_the_gm_reorders_adds_removes_and_ends():
     table, cast = two_dice_table()
     start(table, cast)
-    procedures.turns_move_team(scene=table.scene, actor=table.gm, team="foes", step=-1)
+    actions.turns_move_team(scene=table.scene, actor=table.gm, team="foes", step=-1)
     assert tracker(table).order == ("Foes", "Heroes")
     assert tracker(table).current_team == "Heroes"  # mid-round, the turn stays where it is
     with pytest.raises(ValidationError, match="already first"):
-        procedures.turns_move_team(scene=table.scene, actor=table.gm, team="Foes", step=-1)
-    procedures.turns_leave(scene=table.scene, actor=table.gm, character=cast["bandit"])
-    procedures.turns_join(
-        scene=table.scene, actor=table.gm, character=cast["bandit"], team="Ambush"
-    )
+        actions.turns_move_team(scene=table.scene, actor=table.gm, team="Foes", step=-1)
+    actions.turns_leave(scene=table.scene, actor=table.gm, character=cast["bandit"])
+    actions.turns_join(scene=table.scene, actor=table.gm, character=cast["bandit"], team="Ambush")
     assert tracker(table).order == ("Foes", "Heroes", "Ambush")
     with pytest.raises(PermissionDenied):
-        procedures.turns_stop(scene=table.scene, actor=table.bob)
-    procedures.turns_stop(scene=table.scene, actor=table.gm)
+        actions.turns_stop(scene=table.scene, actor=table.bob)
+    actions.turns_stop(scene=table.scene, actor=table.gm)
     assert "turns" not in Scene.objects.get(pk=table.scene.pk).state
 
 
@@ -194,15 +194,15 @@ def test_the_tracker_works_in_every_system():
     wolf = Character.objects.create(
         campaign=table.campaign, owner=table.gm, name="Wolf", kind="foe"
     )
-    procedures.turns_start(
+    actions.turns_start(
         scene=table.scene, actor=table.gm, lineup=[(hero, "Heroes"), (wolf, "Foes")]
     )
-    procedures.turns_act(scene=table.scene, actor=table.alice, character=hero)
-    procedures.turns_react(scene=table.scene, actor=table.gm, character=wolf)
+    actions.turns_act(scene=table.scene, actor=table.alice, character=hero)
+    actions.turns_react(scene=table.scene, actor=table.gm, character=wolf)
     t = tracker(table)
     assert t.acted == (str(hero.pk),) and t.reacted == (str(wolf.pk),)
-    with pytest.raises(ValidationError, match="two dice"):
-        procedures.check_declare(
+    with pytest.raises(ValidationError, match="(?i)two dice"):
+        checks.check_declare(
             scene=table.scene,
             actor=table.alice,
             character=hero,
@@ -237,7 +237,7 @@ def test_hinder_and_resist_stack_on_the_pending_check_worked_by_hand():
     assert set(t.reacted) == {str(cast[c].pk) for c in ("rhee", "bandit", "garrick")}
     # Tamsin rolls 5 + 6 + Agility 3 = 14; the hinder makes it 11 against everyone, Rhee's
     # resist makes it 7 against Rhee alone.
-    result = procedures.check_resolve(scene=table.scene, actor=table.gm, rng=Faces(5, 6))
+    result = checks.check_resolve(scene=table.scene, actor=table.gm, rng=Faces(5, 6))
     check = result.public["result"]["check"]
     assert (check["dice_total"], check["penalty"], check["total"]) == (11, 3, 11)
     targets = {t["name"]: (t["total"], t["band"]) for t in result.public["result"]["targets"]}
@@ -286,7 +286,7 @@ def test_reactions_the_rules_refuse():
         react(table, cast, "bandit", "resist", difficulty="Trivial", faces=[])
     with pytest.raises(PermissionDenied):
         react(table, cast, "rhee", "hinder", difficulty="Trivial", faces=[], actor=table.bob)
-    procedures.turns_react(scene=table.scene, actor=table.bob, character=cast["garrick"])
+    actions.turns_react(scene=table.scene, actor=table.bob, character=cast["garrick"])
     with pytest.raises(ValidationError, match="already reacted this round"):
         react(table, cast, "garrick", "hinder", difficulty="Trivial", faces=[])
     react(table, cast, "rhee", "resist", difficulty="Impossible", faces=[])  # fails: no die
@@ -295,7 +295,7 @@ def test_reactions_the_rules_refuse():
     with pytest.raises(ValidationError, match="Another check is waiting"):
         declare(table, cast, who="garrick", actor=table.bob)
     with pytest.raises(ValidationError, match="roll it before the turn ends"):
-        procedures.turns_end(scene=table.scene, actor=table.gm)
+        actions.turns_end(scene=table.scene, actor=table.gm)
     assert len(pending(table).oppositions) == 1
     assert SceneEvent.objects.filter(kind="roll").count() == 1  # refusals rolled nothing
 
@@ -307,7 +307,7 @@ def test_a_check_only_on_your_turn_and_only_once():
     with pytest.raises(ValidationError, match="It is not Rhee's turn"):
         declare(table, cast, who="rhee", targets=["tamsin"], actor=table.gm)
     with pytest.raises(ValidationError, match="not taking turns"):
-        procedures.check_declare(
+        checks.check_declare(
             scene=table.scene,
             actor=table.alice,
             character=cast["tamsin"],
@@ -320,7 +320,7 @@ def test_a_check_only_on_your_turn_and_only_once():
         declare(table, cast, difficulty="Heroic")
     assert tracker(table).can_act(str(cast["tamsin"].pk))  # refused checks spend nothing
     declare(table, cast, targets=[])
-    procedures.check_resolve(scene=table.scene, actor=table.gm, rng=Faces(1, 1))
+    checks.check_resolve(scene=table.scene, actor=table.gm, rng=Faces(1, 1))
     with pytest.raises(ValidationError, match="already taken an action"):
         declare(table, cast, targets=[])
 
@@ -332,20 +332,20 @@ def test_the_reaction_window():
     declared = declare(table, cast, targets=["rhee"])
     # The acting player waits for the window; the window's own follow-up does nothing early.
     with pytest.raises(ValidationError, match="may still react"):
-        procedures.check_resolve(scene=table.scene, actor=table.alice)
-    assert procedures.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
+        checks.check_resolve(scene=table.scene, actor=table.alice)
+    assert checks.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
     with pytest.raises(PermissionDenied):
-        procedures.check_resolve(scene=table.scene, actor=table.bob, now=timezone.now() + LATER)
+        checks.check_resolve(scene=table.scene, actor=table.bob, now=timezone.now() + LATER)
     later = timezone.now() + LATER
-    event = procedures.check_resolve(
+    event = checks.check_resolve(
         scene=table.scene, actor=None, seq=declared.seq, now=later, rng=Faces(6, 6)
     )
     assert event is not None and event.actor == table.alice  # rolled as the acting player's
     assert event.public["result"]["targets"][0]["total"] == 15
     # Once rolled, the follow-up of the same check is a no-op; the players get an error.
-    assert procedures.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
+    assert checks.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
     with pytest.raises(ValidationError, match="not waiting"):
-        procedures.check_resolve(scene=table.scene, actor=table.alice, now=later)
+        checks.check_resolve(scene=table.scene, actor=table.alice, now=later)
 
 
 @pytest.mark.django_db
@@ -354,12 +354,14 @@ def test_the_heartbeat_rolls_a_check_whose_window_closed_unattended():
     table, cast = two_dice_table()
     start(table, cast)
     declared = declare(table, cast, targets=["rhee"])
-    assert procedures.resolve_due(scene_id=table.scene.pk) is None  # the window is open
-    event = procedures.resolve_due(scene_id=table.scene.pk, now=timezone.now() + LATER)
-    assert event is not None and event.seq > declared.seq and event.actor == table.alice
+    # The scene's due work (one mechanism for every window: tabletop.scenes.due).
+    assert actions.settle_due(scene_id=table.scene.pk) == 0  # the window is open
+    assert actions.settle_due(scene_id=table.scene.pk, now=timezone.now() + LATER) == 1
+    event = SceneEvent.objects.filter(scene=table.scene, kind="roll").latest("seq")
+    assert event.seq > declared.seq and event.actor == table.alice
     table.scene.refresh_from_db()
     assert table.scene.state["turns"]["pending"] is None
-    assert procedures.resolve_due(scene_id=table.scene.pk, now=timezone.now() + LATER) is None
+    assert actions.settle_due(scene_id=table.scene.pk, now=timezone.now() + LATER) == 0
 
 
 @pytest.mark.django_db
@@ -368,11 +370,11 @@ def test_ending_the_turns_drops_a_waiting_check():
     start(table, cast)
     declared = declare(table, cast)
     with pytest.raises(ValidationError, match="pending check must be rolled first"):
-        procedures.turns_leave(scene=table.scene, actor=table.gm, character=cast["rhee"])
-    event = procedures.turns_stop(scene=table.scene, actor=table.gm)
+        actions.turns_leave(scene=table.scene, actor=table.gm, character=cast["rhee"])
+    event = actions.turns_stop(scene=table.scene, actor=table.gm)
     declared.refresh_from_db()
     assert declared.public["status"] == "dropped" and event.public["refresh"] == [declared.seq]
-    assert procedures.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
+    assert checks.check_resolve(scene=table.scene, actor=None, seq=declared.seq) is None
 
 
 @pytest.mark.django_db
@@ -439,7 +441,7 @@ async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
         assert "declares a <b>Normal</b> Agility check" in text  # the panel's pending block
     assert f'data-only-for="{table.bob.pk}"' in bob.everything()
     assert 'id="react-' in bob.everything()
-    monkeypatch.setattr(procedures.base, "resolve_rng", lambda rng: Faces(6, 6, 5))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(6, 6, 5))
     await step(
         bob,
         command="check_react",
@@ -453,7 +455,7 @@ async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
         text = _text(s)
         assert "Garrick hinders Tamsin's check" in text
         assert "−5 on Tamsin's check against every target" in text
-    monkeypatch.setattr(procedures.base, "resolve_rng", lambda rng: Faces(6, 5))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(6, 5))
     await step(gm, command="check_resolve")
     for s in sockets:
         text = _text(s)
@@ -467,7 +469,7 @@ async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("close_db_after")
 async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
-    monkeypatch.setattr(turns_panel, "REACTION_SECONDS", 0.3)
+    monkeypatch.setattr(two_dice_panel, "REACTION_SECONDS", 0.3)
     table, cast = await sync_to_async(two_dice_table)()
     await sync_to_async(start)(table, cast)
     alice = await connect(table.alice, table.scene)

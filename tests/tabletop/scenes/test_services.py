@@ -13,6 +13,8 @@ from django.db import connection
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.models import SceneEvent
+from tabletop.systems.conductor import bennies
+from tabletop.systems.percentile import plot_points
 from tests.tabletop.conftest import requires_postgres, requires_redis
 from tests.tabletop.scenes.conftest import connect, make_table
 
@@ -109,7 +111,7 @@ def test_two_simultaneous_spends_of_the_last_benny_one_wins_on_postgres():
         data={"skill_name": "Acrobatics", "difficulty": "30"},
     )
     done, errors = _race(
-        2, lambda: actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+        2, lambda: bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
     )
     assert len(done) == 1 and len(errors) == 1, errors
     assert isinstance(errors[0], ValidationError) and "has 0 bennies" in str(errors[0])
@@ -129,7 +131,7 @@ def test_simultaneous_plot_point_spends_never_overdraw_on_postgres():
     )
     done, errors = _race(
         6,
-        lambda: actions.plot_spend(
+        lambda: plot_points.plot_spend(
             scene=table.scene, actor=table.alice, character=ann, use="lessen_wound"
         ),
     )

@@ -13,8 +13,10 @@ from django.utils import timezone
 
 from rules import conductor, percentile
 from tabletop.characters.models import Character
-from tabletop.scenes import actions
+from tabletop.scenes import access, actions
 from tabletop.scenes.models import SceneEvent
+from tabletop.systems.conductor import bennies, strike_back
+from tabletop.systems.percentile import plot_points
 from tests.tabletop.scenes.conftest import connect, make_table
 
 
@@ -103,7 +105,7 @@ def test_a_benny_adds_one_to_a_standard_roll_and_is_spent():
         rng=Faces(7),  # 7 + 1 = 8: not over 8
     )
     assert roll.public["outcome"] == "failure"
-    spend = actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+    spend = bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
     roll.refresh_from_db()
     hero.refresh_from_db()
     assert hero.bennies == 1
@@ -120,7 +122,7 @@ def test_a_benny_on_an_attack_die_that_reaches_six_explodes():
     table, hero, _ = conductor_table()
     roll = attack(table, hero, 5, 1)  # skill 1: 2d6 vs 4 -> 5 hits, 1 misses
     assert roll.public["result"]["hits"] == 1
-    actions.benny_spend(
+    bennies.benny_spend(
         scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0, rng=Faces(4)
     )
     roll.refresh_from_db()
@@ -139,18 +141,18 @@ def test_benny_refusals_change_nothing():
     table, hero, _ = conductor_table(bennies=1)
     roll = attack(table, hero, 2, 1)
     with pytest.raises(PermissionDenied, match="character's player"):
-        actions.benny_spend(scene=table.scene, actor=table.bob, seq=roll.seq, die_index=0)
+        bennies.benny_spend(scene=table.scene, actor=table.bob, seq=roll.seq, die_index=0)
     with pytest.raises(ValidationError, match="Pick the die"):
-        actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
     with pytest.raises(ValidationError, match="die to push"):
-        actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=7)
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=7)
     with pytest.raises(ValidationError, match="no such roll"):
-        actions.benny_spend(scene=table.scene, actor=table.alice, seq=999, die_index=0)
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=999, die_index=0)
     hero.refresh_from_db()
     assert hero.bennies == 1 and events("benny") == []
-    actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
+    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
     with pytest.raises(ValidationError, match="has 0 bennies"):
-        actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
     roll.refresh_from_db()
     assert roll.public["amended"]["result"]["bennies"] == 1  # the refused spend left no mark
     assert len(events("benny")) == 1
@@ -161,17 +163,17 @@ def test_bennies_go_on_the_latest_roll_played_in_the_open():
     table, hero, _ = conductor_table()
     blind = attack(table, hero, 2, 2, mode="blind")
     with pytest.raises(ValidationError, match="reveal this roll first"):
-        actions.benny_spend(scene=table.scene, actor=table.alice, seq=blind.seq, die_index=0)
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=blind.seq, die_index=0)
     actions.roll_reveal(scene=table.scene, actor=table.gm, seq=blind.seq)
     older = attack(table, hero, 3, 3)
     attack(table, hero, 4, 4)
     with pytest.raises(ValidationError, match="has rolled since"):
-        actions.benny_spend(scene=table.scene, actor=table.alice, seq=older.seq, die_index=0)
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=older.seq, die_index=0)
     dice_box = actions.roll_make(
         scene=table.scene, actor=table.alice, roll_kind="expression", data={"expression": "1d6"}
     )
     with pytest.raises(ValidationError, match="standard and attack"):
-        actions.benny_spend(scene=table.scene, actor=table.alice, seq=dice_box.seq)
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=dice_box.seq)
 
 
 # --- the foe strikes back ---
@@ -200,12 +202,12 @@ def test_with_bennies_the_strike_back_waits_and_a_benny_hit_averts_it():
     roll = attack(table, hero, 4, 1, foe=troll)
     assert roll.public["strike_back"]["status"] == "pending"
     assert SceneEvent.objects.filter(parent=roll).count() == 0
-    actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
+    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
     roll.refresh_from_db()
     assert roll.public["amended"]["result"]["hits"] == 1
     assert roll.public["strike_back"]["status"] == "averted"
     with pytest.raises(ValidationError, match="No foe is waiting"):
-        actions.strike_back_accept(scene=table.scene, actor=table.alice, seq=roll.seq)
+        strike_back.strike_back_accept(scene=table.scene, actor=table.alice, seq=roll.seq)
 
 
 @pytest.mark.django_db
@@ -217,7 +219,7 @@ def test_a_hidden_miss_holds_the_strike_back_until_the_reveal(mode):
     roll = attack(table, hero, 1, 2, foe=troll, mode=mode)
     assert roll.secret["result"]["foe_strikes_back"] is True
     assert "strike_back" not in roll.public
-    assert roll.secret["held_strike_back"] == {"foe_id": troll.pk, "foe": "Cave troll"}
+    assert roll.secret["foe_id"] == troll.pk  # committed with the roll, for the reveal
     assert not SceneEvent.objects.filter(parent=roll).exists()
     assert SceneEvent.objects.filter(kind="roll").count() == 1
     hero.refresh_from_db()
@@ -241,7 +243,7 @@ def test_a_revealed_miss_with_bennies_waits_for_the_roller():
     assert roll.public["strike_back"]["status"] == "pending"
     assert not SceneEvent.objects.filter(parent=roll, kind="roll").exists()
     # A benny on the 2 (to 3) misses the troll's 5 still; Mira lets the troll strike.
-    actions.strike_back_accept(
+    strike_back.strike_back_accept(
         scene=table.scene, actor=table.alice, seq=roll.seq, rng=Faces(1, 1, 1)
     )
     roll.refresh_from_db()
@@ -261,14 +263,14 @@ def test_the_roller_or_the_gm_lets_a_waiting_foe_strike():
     table, hero, troll = conductor_table(bennies=1)
     roll = attack(table, hero, 2, 1, foe=troll)
     with pytest.raises(PermissionDenied):
-        actions.strike_back_accept(scene=table.scene, actor=table.bob, seq=roll.seq)
-    actions.strike_back_accept(
+        strike_back.strike_back_accept(scene=table.scene, actor=table.bob, seq=roll.seq)
+    strike_back.strike_back_accept(
         scene=table.scene, actor=table.alice, seq=roll.seq, rng=Faces(1, 1, 1)
     )
     roll.refresh_from_db()
     assert roll.public["strike_back"]["status"] == "struck"
     with pytest.raises(ValidationError, match="already struck back"):
-        actions.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
     hero.refresh_from_db()
     assert hero.hits == 0 and hero.bennies == 1
 
@@ -331,7 +333,7 @@ LATER = timedelta(seconds=16)  # past the default 15 s cancel window
 def test_one_plot_point_changes_a_roll_once_the_window_closes():
     table, ann, _ = percentile_table()
     roll = maneuver(table, ann, 12)  # 12 + 30 = 42
-    spend = actions.plot_spend(
+    spend = plot_points.plot_spend(
         scene=table.scene,
         actor=table.alice,
         character=ann,
@@ -342,8 +344,8 @@ def test_one_plot_point_changes_a_roll_once_the_window_closes():
     ann.refresh_from_db()
     assert ann.plot_points == 2 and ann.plot_points_total == 3  # paid at once, total kept
     assert spend.public["status"] == "open"
-    assert actions.plot_spend_settle(scene=table.scene, seq=spend.seq) is None  # too early
-    applied = actions.plot_spend_settle(
+    assert plot_points.plot_spend_settle(scene=table.scene, seq=spend.seq) is None  # too early
+    applied = plot_points.plot_spend_settle(
         scene=table.scene, seq=spend.seq, now=timezone.now() + LATER
     )
     assert applied.kind == "plot_applied"
@@ -359,7 +361,7 @@ def test_one_plot_point_changes_a_roll_once_the_window_closes():
     assert spend.public["status"] == "applied"
     # Settling twice does nothing more.
     assert (
-        actions.plot_spend_settle(scene=table.scene, seq=spend.seq, now=timezone.now() + LATER)
+        plot_points.plot_spend_settle(scene=table.scene, seq=spend.seq, now=timezone.now() + LATER)
         is None
     )
 
@@ -368,7 +370,7 @@ def test_one_plot_point_changes_a_roll_once_the_window_closes():
 def test_two_plot_points_can_go_open_ended():
     table, ann, _ = percentile_table()
     roll = maneuver(table, ann, 50)
-    spend = actions.plot_spend(
+    spend = plot_points.plot_spend(
         scene=table.scene,
         actor=table.alice,
         character=ann,
@@ -376,7 +378,7 @@ def test_two_plot_points_can_go_open_ended():
         seq=roll.seq,
         new_value=97,
     )
-    actions.plot_spend_settle(
+    plot_points.plot_spend_settle(
         scene=table.scene, seq=spend.seq, now=timezone.now() + LATER, rng=Faces(40)
     )
     roll.refresh_from_db()
@@ -390,7 +392,7 @@ def test_plot_point_change_refusals():
     table, ann, ben = percentile_table(points=1)
     roll = maneuver(table, ann, 12)
     with pytest.raises(ValidationError, match="from 6 to 95"):
-        actions.plot_spend(
+        plot_points.plot_spend(
             scene=table.scene,
             actor=table.alice,
             character=ann,
@@ -399,7 +401,7 @@ def test_plot_point_change_refusals():
             new_value=99,
         )
     with pytest.raises(ValidationError, match="has 1 plot points and this takes 2"):
-        actions.plot_spend(
+        plot_points.plot_spend(
             scene=table.scene,
             actor=table.alice,
             character=ann,
@@ -408,7 +410,7 @@ def test_plot_point_change_refusals():
             new_value=99,
         )
     with pytest.raises(PermissionDenied, match="own player"):
-        actions.plot_spend(
+        plot_points.plot_spend(
             scene=table.scene,
             actor=table.bob,
             character=ann,
@@ -417,10 +419,10 @@ def test_plot_point_change_refusals():
             new_value=50,
         )
     with pytest.raises(ValidationError, match="Unknown plot point use"):
-        actions.plot_spend(scene=table.scene, actor=table.alice, character=ann, use="bribe")
+        plot_points.plot_spend(scene=table.scene, actor=table.alice, character=ann, use="bribe")
     assert events("plot_spend") == []
     # Another player may change a roll "by you or another".
-    actions.plot_spend(
+    plot_points.plot_spend(
         scene=table.scene,
         actor=table.bob,
         character=ben,
@@ -429,7 +431,7 @@ def test_plot_point_change_refusals():
         new_value=6,
     )
     with pytest.raises(ValidationError, match="already waiting"):
-        actions.plot_spend(
+        plot_points.plot_spend(
             scene=table.scene,
             actor=table.alice,
             character=ann,
@@ -443,7 +445,7 @@ def test_plot_point_change_refusals():
 def test_another_player_cancels_a_spend_by_spending_as_much():
     table, ann, ben = percentile_table(points=2)
     roll = maneuver(table, ann, 12)
-    spend = actions.plot_spend(
+    spend = plot_points.plot_spend(
         scene=table.scene,
         actor=table.alice,
         character=ann,
@@ -452,10 +454,10 @@ def test_another_player_cancels_a_spend_by_spending_as_much():
         new_value=90,
     )
     with pytest.raises(ValidationError, match="your own spend"):
-        actions.plot_spend_cancel(
+        plot_points.plot_spend_cancel(
             scene=table.scene, actor=table.alice, seq=spend.seq, character=ann
         )
-    cancel = actions.plot_spend_cancel(
+    cancel = plot_points.plot_spend_cancel(
         scene=table.scene, actor=table.bob, seq=spend.seq, character=ben
     )
     ann.refresh_from_db()
@@ -467,21 +469,23 @@ def test_another_player_cancels_a_spend_by_spending_as_much():
     assert "pending_change" not in roll.public and "amended" not in roll.public
     assert cancel.public["refresh"] == [roll.seq]
     assert (
-        actions.plot_spend_settle(scene=table.scene, seq=spend.seq, now=timezone.now() + LATER)
+        plot_points.plot_spend_settle(scene=table.scene, seq=spend.seq, now=timezone.now() + LATER)
         is None
     )
     with pytest.raises(ValidationError, match="no longer be cancelled"):
-        actions.plot_spend_cancel(scene=table.scene, actor=table.bob, seq=spend.seq, character=ben)
+        plot_points.plot_spend_cancel(
+            scene=table.scene, actor=table.bob, seq=spend.seq, character=ben
+        )
 
 
 @pytest.mark.django_db
 def test_a_cancel_after_the_window_is_refused():
     table, ann, ben = percentile_table()
-    spend = actions.plot_spend(
+    spend = plot_points.plot_spend(
         scene=table.scene, actor=table.alice, character=ann, use="lessen_wound"
     )
     with pytest.raises(ValidationError, match="Too late"):
-        actions.plot_spend_cancel(
+        plot_points.plot_spend_cancel(
             scene=table.scene,
             actor=table.bob,
             seq=spend.seq,
@@ -495,27 +499,35 @@ def test_a_cancel_after_the_window_is_refused():
 @pytest.mark.django_db
 def test_narrative_uses_wait_for_the_gm():
     table, ann, _ = percentile_table()
-    clue = actions.plot_spend(
+    clue = plot_points.plot_spend(
         scene=table.scene, actor=table.alice, character=ann, use="clue", note="Who hired them?"
     )
     ann.refresh_from_db()
     assert clue.public["status"] == "awaiting_gm" and ann.plot_points == 3  # nothing paid yet
     with pytest.raises(PermissionDenied):
-        actions.plot_spend_decide(scene=table.scene, actor=table.alice, seq=clue.seq, approve=True)
-    actions.plot_spend_decide(scene=table.scene, actor=table.gm, seq=clue.seq, approve=True, cost=2)
+        plot_points.plot_spend_decide(
+            scene=table.scene, actor=table.alice, seq=clue.seq, approve=True
+        )
+    plot_points.plot_spend_decide(
+        scene=table.scene, actor=table.gm, seq=clue.seq, approve=True, cost=2
+    )
     ann.refresh_from_db()
     clue.refresh_from_db()
     assert ann.plot_points == 1 and clue.public["status"] == "open" and clue.public["points"] == 2
     with pytest.raises(ValidationError, match="not waiting for the GM"):
-        actions.plot_spend_decide(scene=table.scene, actor=table.gm, seq=clue.seq, approve=False)
-    weakness = actions.plot_spend(
+        plot_points.plot_spend_decide(
+            scene=table.scene, actor=table.gm, seq=clue.seq, approve=False
+        )
+    weakness = plot_points.plot_spend(
         scene=table.scene, actor=table.alice, character=ann, use="ignore_weakness"
     )
     with pytest.raises(ValidationError, match="fixed cost"):
-        actions.plot_spend_decide(
+        plot_points.plot_spend_decide(
             scene=table.scene, actor=table.gm, seq=weakness.seq, approve=True, cost=3
         )
-    actions.plot_spend_decide(scene=table.scene, actor=table.gm, seq=weakness.seq, approve=False)
+    plot_points.plot_spend_decide(
+        scene=table.scene, actor=table.gm, seq=weakness.seq, approve=False
+    )
     weakness.refresh_from_db()
     ann.refresh_from_db()
     assert weakness.public["status"] == "denied" and ann.plot_points == 1
@@ -534,7 +546,7 @@ async def test_a_benny_spend_updates_the_card_and_the_party_for_everyone(monkeyp
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
-    monkeypatch.setattr(actions.base, "resolve_rng", lambda rng: Faces(5, 1, 2))
+    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(5, 1, 2))
     await alice.send(
         command="roll",
         roll_kind="conductor_attack",
@@ -551,7 +563,7 @@ async def test_a_benny_spend_updates_the_card_and_the_party_for_everyone(monkeyp
     for socket in (gm, alice, bob):
         await socket.drain()
         text = html.unescape(socket.everything())
-        assert f'<article hx-swap-oob="outerHTML" id="event-{roll.seq}"' in text
+        assert f'<article id="event-{roll.seq}" hx-swap-oob="outerHTML"' in text
         assert "2 hits" in text and "alice: benny +1 on die 1" in text
         assert 'id="party"' in text and '<td data-field="bennies">1</td>' in text
     assert 'id="gm-dashboard"' in gm.everything()

@@ -24,6 +24,7 @@ from tabletop.characters.models import Character
 from tabletop.scenes import actions, outbox
 from tabletop.scenes.audiences import Viewer, gm_group, players_group, user_group
 from tabletop.scenes.selectors import replay_frames
+from tabletop.systems.conductor import bennies, expedition, strike_back
 from tests.tabletop.scenes.conftest import make_table
 
 #: A valid panel input for each roll kind, typed off-sheet where the kind allows it.
@@ -240,11 +241,11 @@ def test_a_hidden_roll_gets_the_same_refusal_whatever_it_is():
         ]
     ]
     commands = {
-        "benny": lambda seq: actions.benny_spend(
+        "benny": lambda seq: bennies.benny_spend(
             scene=table.scene, actor=table.bob, seq=seq, die_index=0
         ),
-        "heal": lambda seq: actions.heal_apply(scene=table.scene, actor=table.bob, seq=seq),
-        "strike back": lambda seq: actions.strike_back_accept(
+        "heal": lambda seq: expedition.heal_apply(scene=table.scene, actor=table.bob, seq=seq),
+        "strike back": lambda seq: strike_back.strike_back_accept(
             scene=table.scene, actor=table.bob, seq=seq
         ),
     }
@@ -287,6 +288,6 @@ def test_a_later_hidden_roll_does_not_stop_a_spend_on_the_latest_open_one():
         character=mira,
         data=data,
     )
-    actions.benny_spend(scene=table.scene, actor=table.alice, seq=open_roll.seq)
+    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=open_roll.seq)
     mira.refresh_from_db()
     assert mira.bennies == 1

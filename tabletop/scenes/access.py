@@ -1,10 +1,8 @@
-"""What every scene action shares: authorising the actor, reading commands' numbers, locking a
-roll, and the follow-ups a command leaves for later."""
+"""What every scene action shares: authorising the actor, reading commands' numbers, finding
+the characters and rolls they name (a roll for a spend is locked, and must be in the open)."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -16,7 +14,7 @@ from rules.core import (
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
 from tabletop.scenes import selectors
-from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data  # noqa: F401
 
 # --- authorisation helpers --------------------------------------------------------------------
 
@@ -87,6 +85,35 @@ def lock_roll(scene: Scene, seq: Any, what: str) -> SceneEvent:
     return event
 
 
+def campaign_character(scene: Scene, raw: Any, what: str = "Pick a character.") -> Character:
+    """Any character of the scene's campaign, by id (the action decides what may be done)."""
+    if raw in (None, ""):
+        raise ValidationError(what)
+    character = Character.objects.filter(pk=whole(raw, what), campaign=scene.campaign).first()
+    if character is None:
+        raise ValidationError("That character is not in this campaign.")
+    return character
+
+
+def require_player(scene: Scene, actor: Any, character: Character) -> None:
+    """The character's own player, or the GM (who plays every NPC and foe)."""
+    if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:
+        raise PermissionDenied(f"Only {character.name}'s player or the GM can do that.")
+
+
+def sheet_int(value: Any) -> int:
+    """A number from a sheet's JSON (anything else counts 0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def form_list(raw: Any) -> list[str]:
+    """A form's multi-valued field: one value, a list of them, or nothing."""
+    if raw in (None, ""):
+        return []
+    values = raw if isinstance(raw, list) else [raw]
+    return [str(v).strip() for v in values if str(v).strip()][:40]
+
+
 def is_latest_roll(event: SceneEvent) -> bool:
     """Is this the character's newest roll the table has seen (spends go only on that one)?
 
@@ -109,21 +136,6 @@ def whole(raw: Any, what: str) -> int:
         return int(raw)
     except (TypeError, ValueError):
         raise ValidationError(f"{what} (a whole number)") from None
-
-
-def roll_data(event: SceneEvent) -> dict[str, Any]:
-    """The roll as the table sees it now: what was rolled, with any spends' amendments on top."""
-    data = {**event.public, **event.secret}
-    data.update(event.public.get("amended", {}))
-    return data
-
-
-@dataclasses.dataclass(frozen=True)
-class FollowUp:
-    """Work a command leaves for later: settle a spend once its cancel window closes."""
-
-    delay: float
-    run: Callable[[], Any]
 
 
 def foe_for(scene: Scene, raw: Any) -> Character | None:

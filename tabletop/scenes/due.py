@@ -1,0 +1,47 @@
+"""Work that falls due in a scene: windows that close (a cancel window, a reaction window).
+
+One mechanism: ``settle_due(scene_id=)`` runs the scene's system's due tasks (each settles what
+has closed and says how many events it recorded). The consumer runs it when a command's window
+closes (``follow_up``); the heartbeat runs it on every beat, the safety net when the process
+that scheduled the follow-up died.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from django.utils import timezone
+
+from tabletop import systems
+from tabletop.scenes.models import Scene
+
+#: A follow-up runs a moment after the window closes, never a moment early.
+SLACK_SECONDS = 0.25
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """Work a command leaves for later: run ``run`` after ``delay`` seconds."""
+
+    delay: float
+    run: Callable[[], Any]
+
+
+def settle_due(*, scene_id: int, now: datetime | None = None) -> int:
+    """Settle whatever has fallen due in the scene; how many events that recorded."""
+    scene = Scene.objects.select_related("campaign").filter(pk=scene_id).first()
+    if scene is None or not scene.is_open:
+        return 0
+    system = systems.find(scene.campaign.system)
+    tasks = system.due if system is not None else ()
+    return sum(task(scene=scene, now=now) for task in tasks)
+
+
+def follow_up(scene_id: int, closes_at: datetime) -> FollowUp:
+    """Settle the scene's due work once ``closes_at`` has passed."""
+    delay = max(0.0, (closes_at - timezone.now()).total_seconds()) + SLACK_SECONDS
+    return FollowUp(delay=delay, run=partial(settle_due, scene_id=scene_id))

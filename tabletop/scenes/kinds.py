@@ -1,0 +1,94 @@
+"""Event kinds: the typed vocabulary of what happens in a scene (as Zulip's event types).
+
+Each kind names the template of its card, the audiences it may be recorded with (who may see
+what), and which side panels an event of that kind makes stale, so the broadcast re-renders
+those and nothing else. Generic kinds are registered here; a game system brings its own with
+its ``System`` (tabletop.systems). ``record_event`` refuses a kind nobody registered.
+
+Panel names: ``party`` (everyone's currencies and harm), ``dashboard`` (the GM's), and each
+procedure panel's own name (``turns``, a system's ``challenge``...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tabletop import systems
+from tabletop.scenes.models import roll_data
+from tabletop.scenes.rollkinds import ROLL_KINDS
+
+EVERYONE = frozenset({"everyone"})
+ANY_AUDIENCE = frozenset({"everyone", "gm_only", "private", "blind", "self"})
+
+Stale = frozenset[str] | Callable[[Any], Iterable[str]]
+
+
+@dataclass(frozen=True)
+class EventKind:
+    name: str
+    template: str  # the card's template
+    #: The panels an event of this kind makes stale: a set, or a function of the event.
+    stale: Stale = frozenset()
+    #: The audiences an event of this kind may have (``Audience`` values).
+    audiences: frozenset[str] = EVERYONE
+
+    def stale_panels(self, event: Any) -> frozenset[str]:
+        panels = self.stale(event) if callable(self.stale) else self.stale
+        return frozenset(panels)
+
+
+EVENT_KINDS: dict[str, EventKind] = {}
+
+
+def register(kind: EventKind) -> EventKind:
+    """A generic kind (every system's scenes record it)."""
+    EVENT_KINDS[kind.name] = kind
+    return kind
+
+
+def _added(system: systems.System) -> None:
+    for kind in system.event_kinds:
+        EVENT_KINDS[kind.name] = kind
+
+
+def _removed(system: systems.System) -> None:
+    for kind in system.event_kinds:
+        EVENT_KINDS.pop(kind.name, None)
+
+
+systems.on_register(_added, _removed)
+
+
+def get(name: str) -> EventKind:
+    """The registered kind ``name``; a KeyError names a kind nobody registered."""
+    try:
+        return EVENT_KINDS[name]
+    except KeyError:
+        raise KeyError(f"No event kind {name!r} is registered.") from None
+
+
+# --- the generic kinds ---------------------------------------------------------------------------
+
+_HIDDEN = frozenset({"gm_only", "private", "blind"})
+
+
+def _roll_stale(event: Any) -> set[str]:
+    """A hidden roll joins the GM's list of hidden results; a roll with a foe waiting to strike
+    back joins the GM's list of those; a kind may make its procedure's panel stale."""
+    stale: set[str] = set()
+    if event.audience in _HIDDEN or event.public.get("strike_back"):
+        stale.add("dashboard")
+    kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
+    if kind is not None:
+        stale |= kind.stale
+    return stale
+
+
+register(EventKind("roll", "scenes/events/roll.html", stale=_roll_stale, audiences=ANY_AUDIENCE))
+register(EventKind("reveal", "scenes/events/reveal.html", stale=frozenset({"dashboard"})))
+register(EventKind("award", "scenes/events/award.html", stale=frozenset({"party", "dashboard"})))
+register(EventKind("turn", "scenes/events/turn.html", stale=frozenset({"turns"})))
+register(EventKind("scene_opened", "scenes/events/scene_opened.html"))
+register(EventKind("scene_closed", "scenes/events/scene_closed.html"))

@@ -1,0 +1,105 @@
+"""The action kit: what every scene action does before and around its game logic.
+
+``@scene_action`` authorises the actor (a member, or the GM), refuses a closed scene and a
+campaign of another system, opens the transaction, locks the scene row (one move at a time per
+scene: seqs stay gapless and procedure state never races) and turns a rule the engine refuses
+(``RulesError``) into the player's error message. The action keeps only its game logic::
+
+    @scene_action(gm=True, system=SLUG, what="Operation challenges")
+    def challenge_call_off(*, scene, actor): ...
+
+``scene`` inside is the locked row (with its campaign). Procedure state lives in
+``Scene.state[<panel name>]``; ``procedure_state`` reads it and ``store_state`` writes it, the
+one path every procedure uses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any, ParamSpec, TypeVar
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from rules.core import RulesError
+from tabletop import systems
+from tabletop.scenes.access import membership, require_gm, require_open
+from tabletop.scenes.models import Scene
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def rules_say_no() -> Iterator[None]:
+    """A move the rules refuse becomes the player's error message."""
+    try:
+        yield
+    except RulesError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+def lock_scene(scene: Scene) -> Scene:
+    """The scene row, locked until commit (only that row: of=("self",) leaves the campaign row
+    to others), with its campaign."""
+    return Scene.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=scene.pk)
+
+
+def require_system(scene: Scene, slug: str, what: str) -> None:
+    """Refuse an action of one system in a campaign of another."""
+    if scene.campaign.system != slug:
+        found = systems.find(slug)
+        name = found.label.split(" (")[0] if found else slug
+        raise ValidationError(f"{what} belong to the {name} system.")
+
+
+def scene_action(
+    *,
+    gm: bool = False,
+    system: str | None = None,
+    what: str = "These moves",
+    needs_open: bool = True,
+    locks: bool = True,
+) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """Wrap an action ``f(*, scene, actor, ...)``: authorise (``gm``: the GM only; else any
+    member), refuse a scene that is not open (``needs_open``) and a campaign of another system
+    (``system``, with ``what`` naming the moves in the error), then run it in one transaction
+    with the scene row locked (``locks``) and the rules' refusals as clear errors."""
+
+    def wrap(action: Callable[P, T]) -> Callable[P, T]:
+        @functools.wraps(action)
+        def run(*, scene: Scene, actor: Any, **kwargs: Any) -> T:
+            if gm:
+                require_gm(scene.campaign, actor)
+            else:
+                membership(scene.campaign, actor)
+            if needs_open:
+                require_open(scene)
+            if system is not None:
+                require_system(scene, system, what)
+            with transaction.atomic(), rules_say_no():
+                locked = lock_scene(scene) if locks else scene
+                return action(scene=locked, actor=actor, **kwargs)
+
+        return run  # type: ignore[return-value]
+
+    return wrap
+
+
+def procedure_state(scene: Scene, name: str) -> dict[str, Any] | None:
+    """A procedure's state (its panel's ``Scene.state`` entry), or None."""
+    value = (scene.state or {}).get(name)
+    return dict(value) if isinstance(value, dict) else None
+
+
+def store_state(scene: Scene, name: str, value: dict[str, Any] | None) -> None:
+    """Write a procedure's state on the locked scene row (None removes it)."""
+    state = dict(scene.state or {})
+    if value is None:
+        state.pop(name, None)
+    else:
+        state[name] = value
+    scene.state = state
+    scene.save(update_fields=["state"])

@@ -1,0 +1,405 @@
+"""Plot points (seed 004): change a roll just made (1 point: 6-95; 2 points: 1-100, open-ended)
+or a narrative use the GM approves; another player may cancel a spend by spending as much
+within the campaign's cancel window; once the window closes the spend is applied."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from rules import percentile
+from rules.core import Rng, RulesError, lookup
+from tabletop.characters.models import Character
+from tabletop.scenes import access as base
+from tabletop.scenes.access import (
+    character_for_roll,
+    lock_roll,
+    membership,
+    require_gm,
+    require_open,
+    roll_data,
+    whole,
+)
+from tabletop.scenes.actions.spends import amend, pay, require_latest_roll
+from tabletop.scenes.commands import Choice, Command, Parsed, Raw, Text
+from tabletop.scenes.events import record_event
+from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.systems.percentile import rolls as percentile_kinds
+
+# --- live spends: plot points (percentile) ---------------------------------------------------
+
+#: How a plot point spend moves: awaiting_gm -> open (cancel window) -> applied, or it ends
+#: denied (nothing paid) or cancelled (both sides paid: "once spent, are lost").
+SPEND_STATES = ("awaiting_gm", "open", "applied", "denied", "cancelled")
+CHANGE_USES = ("change_roll", "change_roll_open_ended")
+
+
+def _own_character(scene: Scene, actor: Any, character_id: Any) -> Character:
+    character = character_for_roll(scene=scene, actor=actor, character_id=character_id)
+    if character is None:
+        raise ValidationError("Pick the character whose plot points you spend.")
+    if character.owner_id != actor.pk:
+        raise PermissionDenied("Plot points are spent by the character's own player.")
+    return character
+
+
+def _closes_at(scene: Scene) -> datetime:
+    seconds = scene.campaign.effective_ruleset()["plot_point_cancel_seconds"]
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+def plot_spend(
+    *,
+    scene: Scene,
+    actor: Any,
+    character: Character,
+    use: str,
+    seq: Any = None,
+    new_value: Any = None,
+    cost: Any = None,
+    note: str = "",
+) -> SceneEvent:
+    """Spend plot points (seed 004): change a roll just made (1 point: 6-95; 2 points: 1-100,
+    open-ended) or a narrative use. Uses the GM must agree to wait for ``plot_spend_decide``;
+    the others are paid now and open a window in which another player may cancel them by
+    spending the same amount (``plot_spend_cancel``); ``plot_spend_settle`` then applies them.
+    """
+    campaign = scene.campaign
+    membership(campaign, actor)
+    require_open(scene)
+    if campaign.system != "percentile":
+        raise ValidationError("Plot points belong to the percentile system.")
+    if character.owner_id != actor.pk:
+        raise PermissionDenied("Plot points are spent by the character's own player.")
+    uses = percentile.plot_point_uses(campaign.effective_ruleset())
+    try:
+        name = lookup(use, uses, "plot point use")
+    except RulesError as exc:
+        raise ValidationError(str(exc)) from None
+    spec = uses[name]
+    note = (note or "").strip()
+    if len(note) > 300:
+        raise ValidationError("Keep the note under 300 characters.")
+    points = spec["cost"]
+    if spec["gm_sets_cost"] and cost not in (None, ""):
+        points = whole(cost, "How many plot points?")
+        if not spec["cost"] <= points <= 20:
+            raise ValidationError(f"Offer between {spec['cost']} and 20 plot points.")
+    public: dict[str, Any] = {
+        "who": actor.get_username(),
+        "character": character.name,
+        "character_id": character.pk,
+        "use": name,
+        "use_text": spec["text"],
+        "points": points,
+        "note": note,
+        "cost_set_by_gm": spec["gm_sets_cost"],
+    }
+    with transaction.atomic():
+        roll = None
+        if name in CHANGE_USES:
+            roll = lock_roll(scene, seq, "Plot points")
+            _require_changeable(roll)
+            low, high = spec["values"]
+            value = whole(new_value, "The new roll")
+            if not low <= value <= high:
+                raise ValidationError(
+                    f"For {points} plot point{'s' if points > 1 else ''} the new roll must be "
+                    f"from {low} to {high}."
+                )
+            public.update(seq=roll.seq, new_value=value, roller=roll.public.get("roller", ""))
+        if spec["gm_approval"]:
+            public["status"] = "awaiting_gm"
+        else:
+            pay(character, "plot_points", points, "plot points")
+            public.update(status="open", closes_at=_closes_at(scene).isoformat())
+        event = record_event(
+            scene=scene, kind="plot_spend", actor=actor, character=character, public=public
+        )
+        if roll is not None:
+            roll.public["pending_change"] = event.seq
+            roll.save(update_fields=["public"])
+            event.public["refresh"] = [roll.seq]
+            event.save(update_fields=["public"])
+        return event
+
+
+def _require_changeable(roll: SceneEvent) -> None:
+    data = roll_data(roll)
+    if data.get("roll_kind") not in percentile_kinds.CHANGEABLE_KINDS:
+        raise ValidationError("Plot points change d100 maneuver rolls.")
+    if roll.character_id is None:
+        raise ValidationError("Only a character's roll can be changed with plot points.")
+    require_latest_roll(roll)
+    if roll.public.get("pending_change"):
+        raise ValidationError(
+            "A change to this roll is already waiting; cancel it by spending the same amount."
+        )
+
+
+def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
+    event = (
+        # of=("self",): PostgreSQL can't lock the nullable side of the character join.
+        SceneEvent.objects.select_for_update(of=("self",))
+        .select_related("character", "scene__campaign")
+        .filter(scene=scene, seq=whole(seq, "Which spend?"), kind="plot_spend")
+        .first()
+    )
+    if event is None:
+        raise ValidationError("There is no such plot point spend in this scene.")
+    return event
+
+
+def plot_spend_decide(
+    *, scene: Scene, actor: Any, seq: Any, approve: bool, cost: Any = None
+) -> SceneEvent:
+    """The GM agrees to a narrative use (the points are paid now and the cancel window opens)
+    or refuses it (nothing is paid). For uses whose cost the GM sets, ``cost`` sets it."""
+    require_gm(scene.campaign, actor)
+    require_open(scene)
+    with transaction.atomic():
+        spend = _lock_spend(scene, seq)
+        if spend.public.get("status") != "awaiting_gm":
+            raise ValidationError("That spend is not waiting for the GM.")
+        points = spend.public["points"]
+        if approve and cost not in (None, ""):
+            uses = percentile.plot_point_uses(scene.campaign.effective_ruleset())
+            spec = uses.get(spend.public["use"], {})
+            if not spec.get("gm_sets_cost"):
+                raise ValidationError("This use has a fixed cost.")
+            points = whole(cost, "How many plot points?")
+            if not spec["cost"] <= points <= 20:
+                raise ValidationError(f"Set a cost between {spec['cost']} and 20.")
+        if approve:
+            pay(spend.character, "plot_points", points, "plot points")
+            spend.public.update(
+                status="open", points=points, closes_at=_closes_at(scene).isoformat()
+            )
+        else:
+            spend.public["status"] = "denied"
+            _clear_pending_change(spend)
+        spend.save(update_fields=["public"])
+        return record_event(
+            scene=scene,
+            kind="plot_decision",
+            actor=actor,
+            parent=spend,
+            public={
+                "approved": bool(approve),
+                "points": points,
+                "who": spend.public["who"],
+                "use_text": spend.public["use_text"],
+                "spend_seq": spend.seq,
+            },
+        )
+
+
+def plot_spend_cancel(
+    *, scene: Scene, actor: Any, seq: Any, character: Character, now: datetime | None = None
+) -> SceneEvent:
+    """Seed: "cancel out someone else spending plot points by spending the same amount
+    yourself". Both sides' points are gone; the cancelled use does not happen."""
+    membership(scene.campaign, actor)
+    require_open(scene)
+    if character.owner_id != actor.pk:
+        raise PermissionDenied("Plot points are spent by the character's own player.")
+    with transaction.atomic():
+        spend = _lock_spend(scene, seq)
+        if spend.actor_id == actor.pk:
+            raise ValidationError("You can't cancel your own spend.")
+        if spend.public.get("status") == "awaiting_gm":
+            raise ValidationError("Nothing is spent until the GM agrees: wait for the decision.")
+        if spend.public.get("status") != "open":
+            raise ValidationError("That spend can no longer be cancelled.")
+        if _window_closed(spend, now):
+            raise ValidationError("Too late: the window to cancel that spend has closed.")
+        points = spend.public["points"]
+        pay(character, "plot_points", points, "plot points")
+        spend.public.update(status="cancelled", cancelled_by=character.name)
+        spend.save(update_fields=["public"])
+        _clear_pending_change(spend)
+        return record_event(
+            scene=scene,
+            kind="plot_cancel",
+            actor=actor,
+            character=character,
+            parent=spend,
+            public={
+                "who": actor.get_username(),
+                "character": character.name,
+                "points": points,
+                "spender": spend.public["who"],
+                "use_text": spend.public["use_text"],
+                "spend_seq": spend.seq,
+                "refresh": [spend.public["seq"]] if spend.public.get("seq") else [],
+            },
+        )
+
+
+def _window_closed(spend: SceneEvent, now: datetime | None) -> bool:
+    closes_at = datetime.fromisoformat(spend.public["closes_at"])
+    return (now or timezone.now()) >= closes_at
+
+
+def _clear_pending_change(spend: SceneEvent) -> None:
+    seq = spend.public.get("seq")
+    if not seq:
+        return
+    roll = SceneEvent.objects.select_for_update().filter(scene_id=spend.scene_id, seq=seq).first()
+    if roll is not None and roll.public.pop("pending_change", None) is not None:
+        roll.save(update_fields=["public"])
+
+
+def plot_spend_settle(
+    *, scene: Scene, seq: Any, now: datetime | None = None, rng: Rng | None = None
+) -> SceneEvent | None:
+    """Apply an open spend whose cancel window has closed (idempotent: None when there is
+    nothing to do). A changed roll gets its new value; with two points a chosen 96-100 or
+    01-05 goes open-ended and the continuation is rolled now."""
+    with transaction.atomic():
+        spend = _lock_spend(scene, seq)
+        if spend.public.get("status") != "open" or not _window_closed(spend, now):
+            return None
+        public: dict[str, Any] = {
+            "who": spend.public["who"],
+            "use_text": spend.public["use_text"],
+            "points": spend.public["points"],
+            "spend_seq": spend.seq,
+        }
+        if spend.public["use"] in CHANGE_USES:
+            roll = SceneEvent.objects.select_for_update().get(scene=scene, seq=spend.public["seq"])
+            data = roll_data(roll)
+            try:
+                outcome = percentile_kinds.change_roll(
+                    data["result"],
+                    new_value=spend.public["new_value"],
+                    points=spend.public["points"],
+                    ruleset=scene.campaign.effective_ruleset(),
+                    rng=base.resolve_rng(rng),
+                )
+            except RulesError as exc:  # the campaign's costs changed since: refund nothing
+                spend.public.update(status="denied", reason=str(exc))
+                spend.save(update_fields=["public"])
+                _clear_pending_change(spend)
+                raise ValidationError(str(exc)) from None
+            roll.public.pop("pending_change", None)
+            amend(
+                roll,
+                outcome,
+                {
+                    "by": spend.public["who"],
+                    "text": f"{spend.public['points']} plot point"
+                    f"{'s' if spend.public['points'] > 1 else ''}: roll set to "
+                    f"{spend.public['new_value']}",
+                },
+            )
+            public.update(summary=outcome.summary, refresh=[roll.seq])
+        spend.public["status"] = "applied"
+        spend.save(update_fields=["public"])
+        return record_event(
+            scene=scene, kind="plot_applied", actor=spend.actor, parent=spend, public=public
+        )
+
+
+def settle_due(*, scene: Scene, now: datetime | None = None) -> int:
+    """Settle every spend of the scene whose window has closed (the follow-up when a window
+    closes, and the heartbeat's safety net). Returns how many were applied."""
+    applied = 0
+    for seq in SceneEvent.objects.filter(
+        scene=scene, kind="plot_spend", public__status="open"
+    ).values_list("seq", flat=True):
+        try:
+            if plot_spend_settle(scene=scene, seq=seq, now=now) is not None:
+                applied += 1
+        except ValidationError:
+            continue
+    return applied
+
+
+# --- commands ---
+
+
+def _window(event: SceneEvent) -> datetime | None:
+    """The cancel window a spend (or the GM's approval of one) opened."""
+    spend = event if event.kind == "plot_spend" else event.parent
+    if spend is None or spend.public.get("status") != "open":
+        return None
+    return datetime.fromisoformat(spend.public["closes_at"])
+
+
+def _spender(scene: Scene, user: Any, data: Any) -> Character:
+    return _own_character(scene, user, data.get("character"))
+
+
+COMMANDS = (
+    Command(
+        "plot_spend",
+        plot_spend,
+        window=_window,
+        character=Parsed(_spender),
+        use=Text("use"),
+        seq=Raw("seq"),
+        new_value=Raw("new_value"),
+        cost=Raw("cost"),
+        note=Text("note"),
+    ),
+    Command(
+        "plot_decide",
+        plot_spend_decide,
+        window=_window,
+        seq=Raw("seq"),
+        approve=Choice("decision", {"approve": True, "deny": False}, "Approve or deny?"),
+        cost=Raw("cost"),
+    ),
+    Command("plot_cancel", plot_spend_cancel, seq=Raw("seq"), character=Parsed(_spender)),
+)
+
+
+def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
+    """The percentile part of a card seen in full: on a roll the table sees, the offer to change
+    it with plot points; on a spend, cancel (while its window is open) and the GM's decision."""
+    if event.kind == "plot_spend":
+        status = data.get("status")
+        return {"cancel": status == "open", "decide": status == "awaiting_gm"}
+    if event.kind != "roll":
+        return {}
+    controls: dict[str, Any] = {"template": "systems/percentile/card_spends.html"}
+    in_open = event.audience == Audience.EVERYONE or event.revealed_at is not None
+    changeable = data.get("roll_kind") in percentile_kinds.CHANGEABLE_KINDS
+    if in_open and event.character_id is not None and changeable:
+        controls["change_roll"] = not data.get("pending_change")
+    return controls
+
+
+def dashboard(scene: Any) -> tuple[str, dict[str, Any]]:
+    """What waits for the GM: narrative uses to approve or deny, spends in their window."""
+    spends = SceneEvent.objects.filter(scene=scene, kind="plot_spend").order_by("seq")
+    return "systems/percentile/dashboard.html", {
+        "awaiting": list(spends.filter(public__status="awaiting_gm")),
+        "open_spends": list(spends.filter(public__status="open")),
+    }
+
+
+def scene_extras(scene: Any, viewer: Any, ruleset: dict[str, Any]) -> dict[str, Any]:
+    """The scene page's plot point box: the narrative uses a player may offer (changes to a
+    roll are offered on the roll's card) and the characters they spend as."""
+    if viewer.is_gm:
+        return {}
+    uses = [
+        (name, spec)
+        for name, spec in percentile.plot_point_uses(ruleset).items()
+        if name not in CHANGE_USES
+    ]
+    spenders = Character.objects.filter(
+        campaign=scene.campaign, owner_id=viewer.user_id, kind=Character.Kind.PC
+    )
+    return {
+        "side_template": "systems/percentile/scene_side.html",
+        "plot_uses": uses,
+        "spenders": list(spenders),
+        "cancel_seconds": ruleset.get("plot_point_cancel_seconds"),
+    }
