@@ -8,15 +8,19 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 
-from rules.core import (
-    resolve_rng,  # noqa: F401 - patched by tests for scripted dice
-)
+from rules.core import Rng, resolve_rng
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
 from tabletop.scenes import selectors
 from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data  # noqa: F401
 
 # --- authorisation helpers --------------------------------------------------------------------
+
+
+def game_dice(rng: Rng | None = None) -> Rng:
+    """The dice an action rolls: the operating system's CSPRNG (``secrets.SystemRandom``),
+    unless the caller passes its own ``rng`` (a test's scripted dice)."""
+    return resolve_rng(rng)
 
 
 def membership(campaign: Campaign, user: Any) -> None:

@@ -115,7 +115,7 @@ def roll_make(
         if not kind.targets_foe:
             raise ValidationError(f"A {kind.label.lower()} is not made against a foe.")
         data.update(difficulty=foe.difficulty, foe_name=foe.name)
-    rng = base.resolve_rng(rng)
+    rng = base.game_dice(rng)
     outcome = kind.roll(
         data=data, character=character, ruleset=campaign.effective_ruleset(), rng=rng
     )
@@ -161,7 +161,7 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -
         )
         kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
         if kind is not None and kind.consequences is not None:
-            kind.consequences(event=event, rng=base.resolve_rng(rng))
+            kind.consequences(event=event, rng=base.game_dice(rng))
         return reveal
 
 

@@ -148,7 +148,7 @@ def challenge_setup(
     require_open(scene)
     _require_annulus(scene)
     rules = scene.campaign.effective_ruleset()
-    rng = base.resolve_rng(rng)
+    rng = base.game_dice(rng)
     with transaction.atomic():
         locked = _lock(scene)
         current = (locked.state or {}).get(STATE_KEY) or {}
@@ -217,7 +217,7 @@ def challenge_adjust(
     if step not in (1, -1):
         raise ValidationError("Move the die up (+1) or down (-1).")
     rules = scene.campaign.effective_ruleset()
-    rng = base.resolve_rng(rng)
+    rng = base.game_dice(rng)
     with transaction.atomic():
         locked = _lock(scene)
         state, challenge = _running(locked)
@@ -309,7 +309,7 @@ def challenge_toolkit(
     _require_annulus(scene)
     character = _acting(scene, actor, character)
     rules = scene.campaign.effective_ruleset()
-    rng = base.resolve_rng(rng)
+    rng = base.game_dice(rng)
     tools = {t.name: t for t in annulus.toolkit_abilities(ruleset=rules)}
     try:
         tool = tools[lookup(str(ability)[:60], tools, "toolkit ability")]

@@ -51,7 +51,7 @@ def benny_spend(
             raise ValidationError("The foe has already struck back: this attack is over.")
         try:
             outcome = conductor_kinds.spend_benny(
-                data["roll_kind"], data["result"], die_index=die_index, rng=base.resolve_rng(rng)
+                data["roll_kind"], data["result"], die_index=die_index, rng=base.game_dice(rng)
             )
         except RulesError as exc:
             raise ValidationError(str(exc)) from None

@@ -212,7 +212,7 @@ def expedition_choose_action(
             str(character.pk),
             action,
             survival=survival,
-            rng=base.resolve_rng(rng),
+            rng=base.game_dice(rng),
         )
         _save(scene, expedition)
         taken = moves[0]
@@ -297,7 +297,7 @@ def expedition_end_phase(*, scene: Scene, actor: Any, rng: Rng | None = None) ->
         scene = _lock(scene)
         before = _load(scene)
         names = _names(before)
-        expedition, moves = _rules(before.end_phase, rng=base.resolve_rng(rng))
+        expedition, moves = _rules(before.end_phase, rng=base.game_dice(rng))
         _apply_lasting_hits(scene, actor, moves)
         _save(scene, expedition)
         public: dict[str, Any] = {"supply": None, "supply_skipped": None}

@@ -124,7 +124,7 @@ def strike_back_accept(*, scene: Any, actor: Any, seq: Any, rng: Rng | None = No
     foe = Character.objects.filter(pk=strike.get("foe_id"), campaign=scene.campaign).first()
     if foe is None:
         raise ValidationError("That foe is no longer in this campaign.")
-    return strike_back(roll=roll, foe=foe, target=character, rng=base.resolve_rng(rng))
+    return strike_back(roll=roll, foe=foe, target=character, rng=base.game_dice(rng))
 
 
 COMMANDS = (Command("strike_back", strike_back_accept, seq=Raw("seq")),)

@@ -85,7 +85,7 @@ def maneuver_track(
                 **args,
                 retry_failures=attempt.failures,
                 condition=streak,
-                rng=base.resolve_rng(rng),
+                rng=base.game_dice(rng),
                 ruleset=ruleset,
             )
             streak_after, change = percentile.record_streak(streak, result, ruleset=ruleset)
@@ -140,7 +140,7 @@ def perception_make(
                 data=data,
                 character=character,
                 ruleset=scene.campaign.effective_ruleset(),
-                rng=base.resolve_rng(rng),
+                rng=base.game_dice(rng),
                 condition=streak,
             )
         return record_roll(

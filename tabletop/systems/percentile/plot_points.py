@@ -279,7 +279,7 @@ def plot_spend_settle(
                     new_value=spend.public["new_value"],
                     points=spend.public["points"],
                     ruleset=scene.campaign.effective_ruleset(),
-                    rng=base.resolve_rng(rng),
+                    rng=base.game_dice(rng),
                 )
             except RulesError as exc:  # the campaign's costs changed since: refund nothing
                 spend.public.update(status="denied", reason=str(exc))

@@ -362,7 +362,7 @@ def contest_roll(
                 "attribute_value": rolling["attribute_value"],
                 "specialities": len(rolling["specialities"]),
                 "kept": rolling["kept"],
-                "rng": base.resolve_rng(rng),
+                "rng": base.game_dice(rng),
                 "ruleset": ruleset,
             }
             if item["kind"] == "indirect":

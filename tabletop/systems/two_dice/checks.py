@@ -199,7 +199,7 @@ def check_react(
         if pending is None:
             raise ValidationError("There is no check waiting for reactions.")
         pid = turns_panel.participant_id(character)
-        rng = base.resolve_rng(rng)
+        rng = base.game_dice(rng)
         with rules_say_no():
             if pid == pending.actor:
                 raise ValidationError(f"{character.name} cannot {opposition} their own check.")
@@ -299,7 +299,7 @@ def check_resolve(
                 )
         with rules_say_no():
             pending = two_dice.PendingAction.from_dict(raw["action"])
-            pending, result = pending.resolve(rng=base.resolve_rng(rng))
+            pending, result = pending.resolve(rng=base.game_dice(rng))
         names = _names_by_id(tracker)
         detail = {
             "check": _check_detail(result.check, names),

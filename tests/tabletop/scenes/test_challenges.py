@@ -18,11 +18,11 @@ from django.urls import reverse
 
 from rules.annulus import Challenge
 from tabletop.characters.models import Character
-from tabletop.scenes import access as base
 from tabletop.scenes.commitments import canonical_json, commitment_for, verify
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.annulus import actions as challenges
 from tabletop.systems.annulus.actions import STATE_KEY
+from tests.support.dice import script_dice
 from tests.tabletop.conftest import requires_postgres
 from tests.tabletop.scenes.conftest import connect, make_table
 
@@ -473,7 +473,7 @@ async def sockets(table):
 async def test_a_whole_challenge_over_the_sockets_leaks_nothing_to_players(monkeypatch):
     table, mira, dorrin = await sync_to_async(annulus_table)()
     dice = Faces()
-    monkeypatch.setattr(base, "resolve_rng", lambda rng=None: dice)
+    script_dice(monkeypatch, dice)
     gm, alice, bob = await sockets(table)
     page = Client()
     await sync_to_async(page.force_login)(table.alice)
@@ -595,7 +595,7 @@ async def test_a_whole_challenge_over_the_sockets_leaks_nothing_to_players(monke
 async def test_a_stale_click_over_the_socket_gets_a_clear_error(monkeypatch):
     table, _, _ = await sync_to_async(annulus_table)()
     await sync_to_async(set_up)(table, (2, 2, 2), (5, 9, 7))
-    monkeypatch.setattr(base, "resolve_rng", lambda rng=None: AlwaysHigh())
+    script_dice(monkeypatch, AlwaysHigh())
     gm, alice, bob = await sockets(table)
     command = {"command": "challenge_adjust", "die": "1", "direction": "-1", "seen": "9"}
     await alice.send(**command, in_view="3")

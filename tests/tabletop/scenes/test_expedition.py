@@ -11,11 +11,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules import conductor
 from tabletop.characters.models import Character
-from tabletop.scenes import access, actions, procedures
+from tabletop.scenes import actions, procedures
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.panels import render_panels, stale_panels
 from tabletop.systems.conductor import expedition as expedition_actions
+from tests.support.dice import script_dice
 from tests.tabletop.scenes.conftest import connect, make_table
 
 
@@ -514,7 +515,7 @@ async def test_every_step_reaches_everyone_and_only_the_owner_or_gm_may_take_it(
         socket.frames.clear()
 
     # A player can't end the phase; the GM can, and everyone sees the wilderness roll.
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(1))
+    script_dice(monkeypatch, Faces(1))
     await alice.send(command="expedition_end_phase")
     await settle(alice, gm, bob)
     assert "Only the GM" in alice.everything()
@@ -546,7 +547,7 @@ async def test_a_heal_applied_over_the_socket_updates_the_card_and_the_party(mon
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(4, 5))
+    script_dice(monkeypatch, Faces(4, 5))
     await bob.send(
         command="roll",
         roll_kind="conductor_heal",

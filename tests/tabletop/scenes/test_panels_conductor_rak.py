@@ -12,8 +12,8 @@ from django.urls import reverse
 from rules import conductor
 from rules import roll_and_keep as rak
 from tabletop.characters.models import Character
-from tabletop.scenes import access
 from tabletop.scenes.models import SceneEvent
+from tests.support.dice import script_dice
 from tests.tabletop.scenes.conftest import connect, make_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
@@ -36,7 +36,7 @@ def script(monkeypatch):
     """Make the next socket roll use these faces (and give a fresh copy for the rules call)."""
 
     def use(*faces: int) -> None:
-        monkeypatch.setattr(access, "resolve_rng", lambda rng: ScriptedRng(*faces))
+        script_dice(monkeypatch, ScriptedRng(*faces))
 
     return use
 

@@ -12,11 +12,11 @@ from django.test import Client
 
 from rules import roll_and_keep as rak
 from tabletop.characters.models import Character
-from tabletop.scenes import access
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.roll_and_keep import contests as contest_actions
 from tabletop.systems.roll_and_keep import panels as contest_panel
+from tests.support.dice import script_dice
 from tests.tabletop.scenes.conftest import connect, make_table
 from tests.tabletop.scenes.test_procedures_turns import fast_passwords  # noqa: F401
 from tests.tabletop.scenes.test_spends import Faces
@@ -299,7 +299,7 @@ async def test_a_secret_indirect_contest_never_reaches_the_passive_player(monkey
     )
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(8, 9, 3, 10))
+    script_dice(monkeypatch, Faces(8, 9, 3, 10))
     await gm.send(command="contest_roll", contest="s1", side="0")
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
@@ -349,7 +349,7 @@ async def test_an_extended_action_shows_its_progress_to_everyone(monkeypatch):
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
     assert "needs 4 successes" in html.unescape(bob.everything())
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(6, 6, 2, 1))
+    script_dice(monkeypatch, Faces(6, 6, 2, 1))
     await alice.send(command="contest_roll", contest="1", side="0")
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)

@@ -11,10 +11,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 
 from tabletop.characters.models import Character
-from tabletop.scenes import access, actions
+from tabletop.scenes import actions
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.percentile import maneuvers
 from tabletop.systems.percentile import panels as percentile_state
+from tests.support.dice import script_dice
 from tests.tabletop.scenes.conftest import connect, make_table
 from tests.tabletop.scenes.test_procedures_turns import fast_passwords  # noqa: F401
 from tests.tabletop.scenes.test_spends import Faces
@@ -276,7 +277,7 @@ async def test_a_secret_perception_roll_never_reaches_the_players(monkeypatch):
     bob = await connect(table.bob, table.scene)
     for socket in (gm, alice, bob):
         socket.frames.clear()  # the replay of the scene's opening
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(3, 90))
+    script_dice(monkeypatch, Faces(3, 90))
     await gm.send(command="perception_roll", character=str(tom.pk), skill="Detect Traps")
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
@@ -306,7 +307,7 @@ async def test_a_tracked_maneuver_updates_everyones_panel(monkeypatch):
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(3, 60))
+    script_dice(monkeypatch, Faces(3, 60))
     await alice.send(
         command="maneuver_track", character=str(tom.pk), skill="Climbing", column="Movement"
     )

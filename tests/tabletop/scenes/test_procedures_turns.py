@@ -16,12 +16,13 @@ from django.utils import timezone
 
 from rules import two_dice
 from tabletop.characters.models import Character
-from tabletop.scenes import access, actions
+from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
 from tabletop.systems.two_dice import checks
 from tabletop.systems.two_dice import panels as two_dice_panel
+from tests.support.dice import script_dice
 from tests.tabletop.scenes.conftest import connect, make_table
 from tests.tabletop.scenes.test_spends import Faces
 
@@ -441,7 +442,7 @@ async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
         assert "declares a <b>Normal</b> Agility check" in text  # the panel's pending block
     assert f'data-only-for="{table.bob.pk}"' in bob.everything()
     assert 'id="react-' in bob.everything()
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(6, 6, 5))
+    script_dice(monkeypatch, Faces(6, 6, 5))
     await step(
         bob,
         command="check_react",
@@ -455,7 +456,7 @@ async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
         text = _text(s)
         assert "Garrick hinders Tamsin's check" in text
         assert "−5 on Tamsin's check against every target" in text
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(6, 5))
+    script_dice(monkeypatch, Faces(6, 5))
     await step(gm, command="check_resolve")
     for s in sockets:
         text = _text(s)

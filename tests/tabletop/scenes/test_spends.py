@@ -13,10 +13,11 @@ from django.utils import timezone
 
 from rules import conductor, percentile
 from tabletop.characters.models import Character
-from tabletop.scenes import access, actions
+from tabletop.scenes import actions
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies, strike_back
 from tabletop.systems.percentile import plot_points
+from tests.support.dice import script_dice
 from tests.tabletop.scenes.conftest import connect, make_table
 
 
@@ -546,7 +547,7 @@ async def test_a_benny_spend_updates_the_card_and_the_party_for_everyone(monkeyp
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
-    monkeypatch.setattr(access, "resolve_rng", lambda rng: Faces(5, 1, 2))
+    script_dice(monkeypatch, Faces(5, 1, 5))  # the roll, then the benny's explosion
     await alice.send(
         command="roll",
         roll_kind="conductor_attack",

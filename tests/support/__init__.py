@@ -1,0 +1,1 @@
+"""What many tests share: scripted dice, a table to play at, the import graph."""

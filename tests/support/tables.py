@@ -1,0 +1,38 @@
+"""The one table factory: a campaign of any registered system with a GM, two players and an
+outsider, and an open scene."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from tabletop.campaigns.models import Campaign, Membership
+from tabletop.scenes import actions
+from tabletop.scenes.models import Scene
+
+
+@dataclass
+class Table:
+    gm: Any
+    alice: Any
+    bob: Any
+    outsider: Any
+    campaign: Campaign
+    scene: Scene
+
+
+def make_table(system: str = "conductor") -> Table:
+    users = get_user_model().objects
+    gm = users.create_user("gm", password="a-long-table-secret")
+    alice = users.create_user("alice", password="a-long-table-secret")
+    bob = users.create_user("bob", password="a-long-table-secret")
+    outsider = users.create_user("outsider", password="a-long-table-secret")
+    campaign = Campaign.objects.create(name="Vault", system=system, gm=gm)
+    Membership.objects.create(campaign=campaign, user=gm, role="gm")
+    Membership.objects.create(campaign=campaign, user=alice)
+    Membership.objects.create(campaign=campaign, user=bob)
+    scene = actions.scene_create(campaign=campaign, actor=gm, name="The sunken vault")
+    scene = actions.scene_open(scene=scene, actor=gm)
+    return Table(gm, alice, bob, outsider, campaign, scene)
