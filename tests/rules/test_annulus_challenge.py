@@ -13,19 +13,7 @@ from hypothesis import strategies as st
 from rules import annulus, core
 from rules.annulus import Challenge, ChallengeStatus
 from tests.rules.stats import chi_square_p_value
-
-
-class Scripted:
-    """A dice source that shows the faces it is given, in order (for the seed's examples)."""
-
-    def __init__(self, *faces):
-        self.faces = list(faces)
-
-    def randint(self, low, high):
-        face = self.faces.pop(0)
-        assert low <= face <= high
-        return face
-
+from tests.support.dice import Faces
 
 PASS_EASY = (4, 4, 1, 1)  # two successes on the four-die op check: passes "easy" (needs 2)
 FAIL_EASY = (1, 1, 1, 4)  # one success: fails "easy"
@@ -44,7 +32,7 @@ def test_seed_hidden_mask_example():
     # Seed: mask "[5][3][4][3][1][2]": "one of the dice in the challenge is hidden, so the GM
     # rolls five 12-sided dice in plain view". The d12s are the seed's "7, 9, 7, 3, 11, and 5";
     # RULES-NOTES: the hidden position's d12 is rolled too (here the 11, position 4).
-    rng = Scripted(5, 3, 4, 3, 1, 2, 7, 9, 7, 3, 11, 5)
+    rng = Faces(5, 3, 4, 3, 1, 2, 7, 9, 7, 3, 11, 5)
     challenge = annulus.setup_challenge(difficulty="Medium", types=["Knowledge"], rng=rng)
     assert challenge.mask == (5, 3, 4, 3, 1, 2)
     assert challenge.hidden_indices() == (4,)
@@ -58,7 +46,7 @@ def test_seed_hidden_mask_example():
 
 def test_seed_row_with_no_hidden_dice():
     # Seed: "[7][9][7][3][11][5]" "(assuming no dice start hidden)".
-    rng = Scripted(2, 3, 4, 5, 6, 2, 7, 9, 7, 3, 11, 5)
+    rng = Faces(2, 3, 4, 5, 6, 2, 7, 9, 7, 3, 11, 5)
     challenge = annulus.setup_challenge(difficulty="easy", types="Force", rng=rng)
     assert challenge.visible_values() == (7, 9, 7, 3, 11, 5)
     assert challenge.hidden == ()
@@ -204,9 +192,9 @@ def test_position_mapping():
 
 
 def test_layout_is_the_setup_secret():
-    rng = Scripted(5, 3, 4, 3, 1, 2, 7, 9, 7, 3, 11, 5)
+    rng = Faces(5, 3, 4, 3, 1, 2, 7, 9, 7, 3, 11, 5)
     challenge = annulus.setup_challenge(difficulty="easy", types="Force", rng=rng)
-    moved, _ = annulus.adjust(challenge, position=1, direction=-1, rng=Scripted(*PASS_EASY))
+    moved, _ = annulus.adjust(challenge, position=1, direction=-1, rng=Faces(*PASS_EASY))
     assert moved.values[1] == 8
     assert moved.layout() == {
         "mask": [5, 3, 4, 3, 1, 2],
@@ -221,7 +209,7 @@ def test_layout_is_the_setup_secret():
 def test_round_trip_through_json():
     challenge = make([7, 9, 7, 3, 11, 5], hidden=[4], jammed=[0])
     challenge, _ = annulus.use_toolkit(
-        challenge, ability="Shake Loose", position=1, rng=Scripted(1, 1, 1)
+        challenge, ability="Shake Loose", position=1, rng=Faces(1, 1, 1)
     )
     data = json.loads(json.dumps(challenge.to_dict()))
     again = Challenge.from_dict(data)
@@ -281,7 +269,7 @@ def test_create_errors():
 def test_seed_adjustment_797_to_787():
     # Seed: "[7][9][7]" -> "[7][8][7] with just one action"; the op check passes first.
     challenge = make([7, 9, 7])
-    after, result = annulus.adjust(challenge, position=1, direction=-1, rng=Scripted(*PASS_EASY))
+    after, result = annulus.adjust(challenge, position=1, direction=-1, rng=Faces(*PASS_EASY))
     assert after.values == (7, 8, 7)
     assert result.before == 9 and result.after == 8 and not result.jammed
     assert result.check.successes == 2 and result.check.passed
@@ -293,12 +281,12 @@ def test_seed_adjustment_797_to_787():
 def test_failed_op_check_jams_the_die_and_keeps_its_number():
     # Seed: "If the check fails, the die jams and its number is not changed."
     challenge = make([7, 9, 7])
-    after, result = annulus.adjust(challenge, position=1, direction=-1, rng=Scripted(*FAIL_EASY))
+    after, result = annulus.adjust(challenge, position=1, direction=-1, rng=Faces(*FAIL_EASY))
     assert after.values == (7, 9, 7)
     assert after.jammed == (1,) and result.jammed and result.after == 9
     # "A jammed die cannot be manipulated any further in any way."
     with pytest.raises(core.IllegalMoveError, match="jammed"):
-        annulus.adjust(after, position=1, direction=-1, rng=Scripted(*PASS_EASY))
+        annulus.adjust(after, position=1, direction=-1, rng=Faces(*PASS_EASY))
     # Still solvable around it: both 7s go to 8.
     assert after.status is ChallengeStatus.IN_PROGRESS
     assert after.remaining_adjustments == 2
@@ -307,7 +295,7 @@ def test_failed_op_check_jams_the_die_and_keeps_its_number():
 def test_perk_dice_join_the_op_check():
     challenge = make([7, 9, 7], difficulty="hard")
     _, result = annulus.adjust(
-        challenge, position=1, direction=-1, perk_dice=2, rng=Scripted(4, 4, 4, 1, 5, 1)
+        challenge, position=1, direction=-1, perk_dice=2, rng=Faces(4, 4, 4, 1, 5, 1)
     )
     assert len(result.check.dice) == 6 and result.check.perk_dice == 2
     assert result.check.successes == 4 and result.check.passed  # hard needs 4
@@ -323,11 +311,11 @@ def test_two_adjacent_jammed_dice_too_far_apart_fail():
 
 def test_failure_through_jamming_during_play():
     challenge = make([3, 5, 4], jammed=[0])
-    after, _ = annulus.adjust(challenge, position=1, direction=1, rng=Scripted(*FAIL_EASY))
+    after, _ = annulus.adjust(challenge, position=1, direction=1, rng=Faces(*FAIL_EASY))
     assert after.jammed == (0, 1)
     assert after.status is ChallengeStatus.FAILED
     with pytest.raises(core.IllegalMoveError, match="over"):
-        annulus.adjust(after, position=2, direction=1, rng=Scripted(*PASS_EASY))
+        annulus.adjust(after, position=2, direction=1, rng=Faces(*PASS_EASY))
 
 
 def test_failure_across_a_hidden_position():
@@ -455,19 +443,19 @@ def test_reveal_errors():
 )
 def test_adjust_refusals_roll_no_dice(position, direction, error, message):
     challenge = make([7, 9, 12, 1, 11, 5], hidden=[4], jammed=[0])
-    rng = Scripted()  # any roll would fail: refusals happen before the op check
+    rng = Faces()  # any roll would fail: refusals happen before the op check
     with pytest.raises(error, match=message):
         annulus.adjust(challenge, position=position, direction=direction, rng=rng)
 
 
 def test_adjust_needs_a_challenge():
     with pytest.raises(core.RulesError, match="not an operation challenge"):
-        annulus.adjust({"values": [1]}, position=0, direction=1, rng=Scripted())
+        annulus.adjust({"values": [1]}, position=0, direction=1, rng=Faces())
 
 
 def test_apply_adjustment_with_a_pre_rolled_check():
     challenge = make([7, 9, 7])
-    check = annulus.op_check(challenge, perk_dice=1, rng=Scripted(4, 4, 1, 1, 1))
+    check = annulus.op_check(challenge, perk_dice=1, rng=Faces(4, 4, 1, 1, 1))
     assert check.kind == "op_check" and check.passed
     after, result = annulus.apply_adjustment(challenge, position=1, direction=-1, check=check)
     assert after.values == (7, 8, 7) and result.check is check
@@ -475,14 +463,14 @@ def test_apply_adjustment_with_a_pre_rolled_check():
 
 def test_apply_adjustment_refuses_a_foreign_or_forged_check():
     challenge = make([7, 9, 7])
-    other = annulus.challenge_check(challenge, rng=Scripted(4, 4, 4))
+    other = annulus.challenge_check(challenge, rng=Faces(4, 4, 4))
     with pytest.raises(core.RulesError, match="needs its own op check"):
         annulus.apply_adjustment(challenge, position=1, direction=-1, check=other)
-    failed = annulus.op_check(challenge, rng=Scripted(*FAIL_EASY))
+    failed = annulus.op_check(challenge, rng=Faces(*FAIL_EASY))
     forged = annulus.CheckResult(**{**failed.__dict__, "passed": True})
     with pytest.raises(core.RulesError, match="does not match"):
         annulus.apply_adjustment(challenge, position=1, direction=-1, check=forged)
-    hard = annulus.op_check(make([7, 9, 7], difficulty="hard"), rng=Scripted(*PASS_EASY))
+    hard = annulus.op_check(make([7, 9, 7], difficulty="hard"), rng=Faces(*PASS_EASY))
     with pytest.raises(core.RulesError, match="does not match"):
         annulus.apply_adjustment(challenge, position=1, direction=-1, check=hard)
 
@@ -514,7 +502,7 @@ def test_op_and_challenge_check_chi_square():
 def test_toolkit_set_value():
     challenge = make([7, 9, 3], difficulty="medium")
     after, result = annulus.use_toolkit(
-        challenge, ability="calibrate", position=2, value=8, rng=Scripted(4, 5, 6)
+        challenge, ability="calibrate", position=2, value=8, rng=Faces(4, 5, 6)
     )
     assert result.applied and result.check.passed and len(result.check.dice) == 3
     assert (result.before, result.after, result.visible_index) == (3, 8, 2)
@@ -525,17 +513,17 @@ def test_toolkit_failure_makes_the_ability_unavailable_and_nothing_else():
     # Seed: "that ability becomes unavailable ... but the challenge is otherwise unaffected".
     challenge = make([7, 9, 3], difficulty="medium")
     after, result = annulus.use_toolkit(
-        challenge, ability="Calibrate", position=2, value=8, rng=Scripted(4, 5, 1)
+        challenge, ability="Calibrate", position=2, value=8, rng=Faces(4, 5, 1)
     )
     assert not result.applied and result.now_unavailable
     assert after.values == challenge.values and after.jammed == challenge.jammed
     assert after.unavailable_abilities == ("Calibrate",)
     assert not after.ability_available("calibrate")
     with pytest.raises(core.IllegalMoveError, match="failed earlier"):
-        annulus.use_toolkit(after, ability="Calibrate", position=2, value=8, rng=Scripted())
+        annulus.use_toolkit(after, ability="Calibrate", position=2, value=8, rng=Faces())
     # Other abilities still work.
     again, res = annulus.use_toolkit(
-        after, ability="Shake Loose", position=2, rng=Scripted(6, 6, 6, 10)
+        after, ability="Shake Loose", position=2, rng=Faces(6, 6, 6, 10)
     )
     assert res.applied and again.values == (7, 9, 10)
 
@@ -544,35 +532,35 @@ def test_toolkit_unjam_is_the_one_way_a_jammed_die_moves_again():
     challenge = make([3, 7, 4], jammed=[0, 1])
     assert challenge.status is ChallengeStatus.FAILED  # over: no toolkit either
     with pytest.raises(core.IllegalMoveError, match="over"):
-        annulus.use_toolkit(challenge, ability="Free the Jam", position=1, rng=Scripted())
+        annulus.use_toolkit(challenge, ability="Free the Jam", position=1, rng=Faces())
     challenge = make([3, 7, 4], jammed=[1])
     after, result = annulus.use_toolkit(
-        challenge, ability="Free the Jam", position=1, rng=Scripted(4, 4, 1)
+        challenge, ability="Free the Jam", position=1, rng=Faces(4, 4, 1)
     )
     assert result.applied and after.jammed == () and after.values == (3, 7, 4)
-    moved, _ = annulus.adjust(after, position=1, direction=-1, rng=Scripted(*PASS_EASY))
+    moved, _ = annulus.adjust(after, position=1, direction=-1, rng=Faces(*PASS_EASY))
     assert moved.values == (3, 6, 4)
 
 
 def test_toolkit_reveal_works_before_the_chain_is_solved():
     challenge = make([7, 9, 7, 3, 11, 5], hidden=[4])
-    after, result = annulus.use_toolkit(challenge, ability="Survey", rng=Scripted(4, 4, 1))
+    after, result = annulus.use_toolkit(challenge, ability="Survey", rng=Faces(4, 4, 1))
     assert result.applied and after.hidden == ()
     assert result.player_view()["visible_index"] == 4 and result.after == 11
     assert "position" not in result.player_view()
     # GM's choice among several hidden dice.
     two = make([1, 5, 2, 9], hidden=[1, 3])
-    after, result = annulus.use_toolkit(two, ability="Survey", position=3, rng=Scripted(4, 4, 1))
+    after, result = annulus.use_toolkit(two, ability="Survey", position=3, rng=Faces(4, 4, 1))
     assert after.hidden == (1,) and result.position == 3
     # Leftmost when the GM does not choose.
-    after, result = annulus.use_toolkit(two, ability="Survey", rng=Scripted(4, 4, 1))
+    after, result = annulus.use_toolkit(two, ability="Survey", rng=Faces(4, 4, 1))
     assert after.hidden == (3,) and result.position == 1
 
 
 def test_toolkit_reveal_with_nothing_hidden_is_not_refused():
     # Refusing would tell the player that no hidden die exists; the check is rolled as usual.
     challenge = make([7, 9, 7])
-    after, result = annulus.use_toolkit(challenge, ability="Survey", rng=Scripted(4, 4, 1))
+    after, result = annulus.use_toolkit(challenge, ability="Survey", rng=Faces(4, 4, 1))
     assert result.check.passed and not result.applied and not result.now_unavailable
     assert after == challenge
 
@@ -596,7 +584,7 @@ def test_toolkit_check_follows_the_ability_data():
     challenge = make([6, 6], difficulty="impossible")
     _, result = annulus.use_toolkit(
         challenge, ability="lever", position=0, perk_dice=1, ruleset=rules,
-        rng=Scripted(1, 1, 1, 1, 1, 4, 7),
+        rng=Faces(1, 1, 1, 1, 1, 4, 7),
     )  # fmt: skip
     assert len(result.check.dice) == 6 and result.check.needed == 1 and result.applied
     assert result.after == 7
@@ -604,12 +592,12 @@ def test_toolkit_check_follows_the_ability_data():
 
 def test_apply_toolkit_with_a_pre_rolled_check():
     challenge = make([7, 9, 3], difficulty="easy")
-    check = annulus.toolkit_check(challenge, ability="Calibrate", rng=Scripted(4, 4, 1))
+    check = annulus.toolkit_check(challenge, ability="Calibrate", rng=Faces(4, 4, 1))
     after, result = annulus.apply_toolkit(
         challenge, ability="Calibrate", check=check, position=2, value=6
     )
     assert after.values == (7, 9, 6) and result.check is check
-    op = annulus.op_check(challenge, rng=Scripted(*PASS_EASY))
+    op = annulus.op_check(challenge, rng=Faces(*PASS_EASY))
     with pytest.raises(core.RulesError, match="needs its own toolkit check"):
         annulus.apply_toolkit(challenge, ability="Calibrate", check=op, position=2, value=6)
 
@@ -634,9 +622,7 @@ def test_apply_toolkit_with_a_pre_rolled_check():
 def test_toolkit_refusals_roll_no_dice(ability, position, value, error, message):
     challenge = make([7, 9, 7, 1, 5], hidden=[3], jammed=[0])
     with pytest.raises(error, match=message):
-        annulus.use_toolkit(
-            challenge, ability=ability, position=position, value=value, rng=Scripted()
-        )
+        annulus.use_toolkit(challenge, ability=ability, position=position, value=value, rng=Faces())
 
 
 def test_toolkit_abilities_default_set():

@@ -46,29 +46,7 @@ from rules.core import (
     shift,
 )
 from tests.rules.stats import chi_square_p_value
-
-
-class ScriptedRng:
-    """Deals the given die faces in order, checking that each is asked of the right die."""
-
-    def __init__(self, *faces: tuple[int, int]) -> None:
-        self.faces = list(faces)
-
-    def randint(self, low: int, high: int) -> int:
-        assert self.faces, "the procedure rolled more dice than the test scripted"
-        sides, value = self.faces.pop(0)
-        assert (low, high) == (1, sides), f"expected a d{sides}, the rule rolled d{high}"
-        return value
-
-
-def d6(*values: int) -> ScriptedRng:
-    return ScriptedRng(*((6, v) for v in values))
-
-
-class AlwaysSix:
-    def randint(self, low: int, high: int) -> int:
-        return high
-
+from tests.support.dice import Always, Faces, d6
 
 # --- standard roll odds ---------------------------------------------------------------------------
 
@@ -117,7 +95,7 @@ def test_standard_probability_is_monotone(skill, difficulty, bennies):
 
 def test_standard_roll_and_bennies_by_hand():
     # d12 shows 5, skill 2: total 7, not over 7; one benny gives 8 > 7.
-    result = standard_roll(skill=2, difficulty=7, rng=ScriptedRng((12, 5)))
+    result = standard_roll(skill=2, difficulty=7, rng=Faces((12, 5)))
     assert (result.die.rolled, result.total, result.success) == (5, 7, False)
     assert result.bennies_to_succeed == 1
     pushed = spend_bennies_on_standard(result, bennies=1)
@@ -470,12 +448,12 @@ def test_explosion_cap():
     result = attack(skill=0, difficulty=4, rng=d6(*([6] * MAX_EXPLOSIONS), 1))
     assert result.explosions == MAX_EXPLOSIONS and result.hits == MAX_EXPLOSIONS
     with pytest.raises(PoolTooLargeError, match="exploded more than 100 times"):
-        attack(skill=0, difficulty=4, rng=AlwaysSix())
+        attack(skill=0, difficulty=4, rng=Always())
     # A benny that would explode past the cap is refused the same way.
     pushed_base = attack(skill=1, difficulty=4, rng=d6(5, *([6] * MAX_EXPLOSIONS), 1))
     assert pushed_base.explosions == MAX_EXPLOSIONS
     with pytest.raises(PoolTooLargeError):
-        spend_benny_on_die(pushed_base, die_index=0, rng=AlwaysSix())
+        spend_benny_on_die(pushed_base, die_index=0, rng=Always())
 
 
 # --- bennies on dice ------------------------------------------------------------------------------

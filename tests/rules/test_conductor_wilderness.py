@@ -34,20 +34,7 @@ from rules.conductor import (
 )
 from rules.core import IllegalMoveError, OutOfRangeError, RulesError, UnknownNameError, die
 from tests.rules.stats import chi_square_p_value
-
-
-class ScriptedRng:
-    """Deals the given die faces in order, checking that each is asked of the right die."""
-
-    def __init__(self, *faces: tuple[int, int]) -> None:
-        self.faces = list(faces)
-
-    def randint(self, low: int, high: int) -> int:
-        assert self.faces, "the procedure rolled more dice than the test scripted"
-        sides, value = self.faces.pop(0)
-        assert (low, high) == (1, sides), f"expected a d{sides}, the rule rolled d{high}"
-        return value
-
+from tests.support.dice import Faces
 
 PARTY = {"a": "Ann", "b": "Bo", "c": "Cy"}
 
@@ -88,15 +75,15 @@ def test_supply_die_steps_down_to_depletion():
     sizes = []
     current = 12
     for sides in (12, 10, 8, 6, 4):
-        result = supply_roll(die=current, rng=ScriptedRng((sides, 1)))
+        result = supply_roll(die=current, rng=Faces((sides, 1)))
         assert not result.success and result.die.sides == sides
         sizes.append(result.die_after)
         current = result.die_after
     assert sizes == [10, 8, 6, 4, 4]
     assert result.depleted
     # Rolling exactly 3 fails ("above 3"); a 4 succeeds and keeps the die.
-    assert not supply_roll(die=8, rng=ScriptedRng((8, 3))).success
-    kept = supply_roll(die=6, rng=ScriptedRng((6, 4)))
+    assert not supply_roll(die=8, rng=Faces((8, 3))).success
+    kept = supply_roll(die=6, rng=Faces((6, 4)))
     assert kept.success and kept.die_after == 6 and not kept.depleted
 
 
@@ -165,7 +152,7 @@ def test_walk_through_days():
     assert events == (TravelTaken(travel="Trek", hexes=1, civilization=False),)
     with pytest.raises(IllegalMoveError, match="travelling"):
         expedition.choose_action("a", "Rest")
-    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 1)))
+    expedition, events = expedition.end_phase(rng=Faces((6, 1)))
     assert kinds(events) == ["wilderness_roll", "phase_ended"]
     assert events[0].roll.encounter == "adventure"
     assert events[1] == PhaseEnded(day=1, phase="Morning", next_day=1, next_phase="Afternoon")
@@ -174,9 +161,7 @@ def test_walk_through_days():
 
     # Afternoon: Ann forages (d12 shows 4, +2 Survival = 6, not over 7), a benny makes 7:
     # still not over 7. Bo rests, Cy keeps watch.
-    expedition, events = expedition.choose_action(
-        "Ann", "forage", survival=2, rng=ScriptedRng((12, 4))
-    )
+    expedition, events = expedition.choose_action("Ann", "forage", survival=2, rng=Faces((12, 4)))
     assert kinds(events) == ["action", "forage"]
     assert events[1].roll.total == 6 and not events[1].success
     expedition, events = expedition.spend_bennies_on_forage("a", bennies=1)
@@ -188,7 +173,7 @@ def test_walk_through_days():
     with pytest.raises(IllegalMoveError, match="travel takes the whole party"):
         expedition.choose_travel("Trek")
     expedition = round_trip(expedition)
-    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 3)))
+    expedition, events = expedition.end_phase(rng=Faces((6, 3)))
     assert events[0].roll.encounter == "clues"
     assert expedition.foragers_today == ()
 
@@ -199,7 +184,7 @@ def test_walk_through_days():
     assert events[0].action == "Fishing by the river"
     # End of day 1: landmark; no forage succeeded, so the leader (Ann) rolls the d12 supply
     # die: a 3 is not above 3, it steps down to a d10. Cy never rested: a lasting hit.
-    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 5), (12, 3)))
+    expedition, events = expedition.end_phase(rng=Faces((6, 5), (12, 3)))
     assert kinds(events) == ["wilderness_roll", "supply_roll", "lasting_hit", "phase_ended"]
     supply = events[1]
     assert supply.leader == "a" and supply.roll.die.rolled == 3
@@ -214,23 +199,21 @@ def test_walk_through_days():
     # Day 2, Morning: Cy rests (the lasting hit recovers when the phase ends); Ann forages:
     # 9 + 2 = 11, over 7.
     expedition, _ = expedition.choose_action("c", "rest")
-    expedition, events = expedition.choose_action(
-        "a", "Forage", survival=2, rng=ScriptedRng((12, 9))
-    )
+    expedition, events = expedition.choose_action("a", "Forage", survival=2, rng=Faces((12, 9)))
     assert events[1].success
     expedition, _ = expedition.choose_action("b", "Scouting")
-    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 4)))
+    expedition, events = expedition.end_phase(rng=Faces((6, 4)))
     assert LastingHitsRecovered(character="c", cause="no rest", hits=1) in events
     assert expedition.foragers_today == ("a",)
     assert [m.no_rest_hits for m in expedition.members] == [0, 0, 0]
     # Afternoon: trek on. Night: Ann and Bo rest, Cy watches (Cy rested this morning).
     expedition, _ = expedition.choose_travel("Trek")
-    expedition, _ = expedition.end_phase(rng=ScriptedRng((6, 2)))
+    expedition, _ = expedition.end_phase(rng=Faces((6, 2)))
     expedition, _ = expedition.choose_action("a", "Rest")
     expedition, _ = expedition.choose_action("b", "Rest")
     expedition, _ = expedition.choose_action("c", "Sentinel")
     # The forage succeeded: no supply roll (the script has no d10 to give), no hit at all.
-    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 6)))
+    expedition, events = expedition.end_phase(rng=Faces((6, 6)))
     assert kinds(events) == ["wilderness_roll", "supply_skipped", "phase_ended"]
     assert events[1] == SupplySkipped(foragers=("a",))
     assert (expedition.day, expedition.supply_die, expedition.hexes_travelled) == (3, 10, 2)
@@ -243,9 +226,9 @@ def test_walk_through_days():
     expedition = Expedition.from_dict(stored)
     for who in PARTY:
         expedition, _ = expedition.choose_action(who, "Rest")
-    expedition, _ = expedition.end_phase(rng=ScriptedRng((6, 4)))
-    expedition, _ = expedition.end_phase(rng=ScriptedRng((6, 4)))
-    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 4), (4, 2)))
+    expedition, _ = expedition.end_phase(rng=Faces((6, 4)))
+    expedition, _ = expedition.end_phase(rng=Faces((6, 4)))
+    expedition, events = expedition.end_phase(rng=Faces((6, 4), (4, 2)))
     assert kinds(events) == ["wilderness_roll", "supply_roll"] + ["lasting_hit"] * 3 + [
         "phase_ended"
     ]
@@ -257,8 +240,8 @@ def test_walk_through_days():
     # Day 4: nobody rests and the supplies stay depleted: no roll (no d4 is scripted), a hunger
     # hit and a no-rest hit for everyone.
     for _ in range(2):
-        expedition, _ = expedition.end_phase(rng=ScriptedRng((6, 1)))
-    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 1)))
+        expedition, _ = expedition.end_phase(rng=Faces((6, 1)))
+    expedition, events = expedition.end_phase(rng=Faces((6, 1)))
     hits = [(e.character, e.cause) for e in events if isinstance(e, LastingHit)]
     assert hits == [
         ("a", "supplies depleted"),
@@ -441,8 +424,8 @@ def test_party_changes():
 def test_party_changes_mid_day_count_at_the_days_end():
     # The web layer lets the GM change the party between phases; the day's end must follow.
     expedition = start_expedition(members=PARTY)
-    expedition, _ = expedition.choose_action("b", "Forage", survival=3, rng=ScriptedRng((12, 8)))
-    expedition, _ = expedition.end_phase(rng=ScriptedRng((6, 4)))
+    expedition, _ = expedition.choose_action("b", "Forage", survival=3, rng=Faces((12, 8)))
+    expedition, _ = expedition.end_phase(rng=Faces((6, 4)))
     assert expedition.foragers_today == ("b",)
     # Bo leaves with his forage: the supply roll is made after all.
     expedition, _ = expedition.remove_member("b")
@@ -451,9 +434,9 @@ def test_party_changes_mid_day_count_at_the_days_end():
     expedition, events = expedition.rest("a")
     assert events == () and expedition.members[0].rested_today
     # Di joins at Night and never rests: a no-rest hit like everyone else who did not rest.
-    expedition, _ = expedition.end_phase(rng=ScriptedRng((6, 4)))
+    expedition, _ = expedition.end_phase(rng=Faces((6, 4)))
     expedition, _ = expedition.add_member("d", "Di")
-    expedition, events = expedition.end_phase(rng=ScriptedRng((6, 4), (12, 9)))
+    expedition, events = expedition.end_phase(rng=Faces((6, 4), (12, 9)))
     assert kinds(events) == ["wilderness_roll", "supply_roll"] + ["lasting_hit"] * 2 + [
         "phase_ended"
     ]
@@ -503,13 +486,13 @@ def test_from_dict_errors(change, message):
 
 def test_forage_roll_survives_storage_with_its_bennies():
     expedition = start_expedition(members=PARTY)
-    expedition, _ = expedition.choose_action("a", "Forage", survival=1, rng=ScriptedRng((12, 5)))
+    expedition, _ = expedition.choose_action("a", "Forage", survival=1, rng=Faces((12, 5)))
     expedition, events = expedition.spend_bennies_on_forage("a", bennies=2)
     assert isinstance(events[0], ForageRolled) and events[0].roll.total == 8 and events[0].success
     again = round_trip(expedition)
     assert again.members[0].forage.bennies == 2 and again.members[0].forage.success
     # The success counts for the day when the phase ends.
-    ended, _ = again.end_phase(rng=ScriptedRng((6, 2)))
+    ended, _ = again.end_phase(rng=Faces((6, 2)))
     assert ended.foragers_today == ("a",)
 
 

@@ -20,30 +20,7 @@ from rules import core
 from rules import expression as ex
 from rules.expression import Constant, Dice, Expression, Keep, Term
 from tests.rules.stats import chi_square_p_value
-
-
-class Scripted:
-    """A stand-in rng that returns the dice faces a test wrote down by hand."""
-
-    def __init__(self, faces):
-        self.faces = list(faces)
-
-    def randint(self, low, high):
-        face = self.faces.pop(0)
-        assert low <= face <= high
-        return face
-
-
-class Always:
-    """A stand-in rng whose every die shows the same face."""
-
-    def __init__(self, face):
-        self.face = face
-        self.calls = 0
-
-    def randint(self, low, high):
-        self.calls += 1
-        return self.face
+from tests.support.dice import Always, Faces
 
 
 def dice_term(count, sides, explode_at=None, keep=None, sign=1, multiplier=1):
@@ -220,7 +197,7 @@ def test_roll_matches_the_dice_drawn_from_the_rng():
 def test_roll_explosions_add_dice_that_remember_their_source():
     # Worked by hand: 6 explodes (adds the third die), 3 stops, the third die's 6 explodes
     # (adds the fourth), 2 stops: 6 + 3 + 6 + 2 = 17.
-    result = ex.roll("2d6!", rng=Scripted([6, 3, 6, 2]))
+    result = ex.roll("2d6!", rng=Faces(6, 3, 6, 2))
     assert result.total == 17
     assert result.breakdown == "2d6! (6!, 3, 6!, 2) = 17"
     assert [d.source for d in result.dice] == [None, None, 0, 2]
@@ -230,7 +207,7 @@ def test_roll_explosions_add_dice_that_remember_their_source():
 
 def test_roll_keep_chooses_among_explosion_dice_too():
     # 4d6!kh3 showing 6 1 2 3, the 6 explodes into a 5: keep 6, 5, 3 = 14 (drop 1 and 2).
-    result = ex.roll("4d6!kh3", rng=Scripted([6, 1, 2, 3, 5]))
+    result = ex.roll("4d6!kh3", rng=Faces(6, 1, 2, 3, 5))
     assert result.total == 14
     assert [d.kept for d in result.dice] == [True, False, False, True, True]
     assert result.breakdown == "4d6!kh3 (6!, ~~1~~, ~~2~~, 3, 5) = 14"
@@ -250,7 +227,7 @@ def test_roll_keep_chooses_among_explosion_dice_too():
     ],
 )
 def test_roll_worked_examples(text, faces, total, breakdown):
-    result = ex.roll(text, rng=Scripted(faces))
+    result = ex.roll(text, rng=Faces(*faces))
     assert result.total == total
     assert result.breakdown == breakdown
     assert result.expression == str(ex.parse(text))
@@ -271,7 +248,7 @@ def test_roll_is_stopped_past_the_explosion_cap():
 def test_roll_completes_at_exactly_the_explosion_cap():
     # The die and 99 explosion dice show 6: 100 explosions; the 100th explosion die shows 1
     # and stops: 600 + 1, in 101 dice.
-    result = ex.roll("1d6!", rng=Scripted([6] * 100 + [1]))
+    result = ex.roll("1d6!", rng=Faces(*[6] * 100 + [1]))
     assert result.total == 601
     assert len(result.dice) == 101
 

@@ -16,19 +16,9 @@ from hypothesis import strategies as st
 from rules import core
 from rules import percentile as pc
 from tests.rules.stats import chi_square_p_value
+from tests.support.dice import dice
 
 N_ROLLS = 3000
-
-
-class FakeRng:
-    """Hands out chosen d100 faces in order (to build exact chains)."""
-
-    def __init__(self, faces):
-        self.faces = list(faces)
-
-    def randint(self, low, high):
-        assert (low, high) == (1, 100)
-        return self.faces.pop(0)
 
 
 # --- Chart 14.1 -----------------------------------------------------------------------------------
@@ -258,30 +248,30 @@ def test_maneuver_odds_adds_every_part():
 
 
 def test_open_ended_chains_keep_every_die():
-    up = pc.roll_open_ended(rng=FakeRng([98, 97, 40]))
+    up = pc.roll_open_ended(rng=dice(100, 98, 97, 40))
     assert [d.face for d in up.dice] == [98, 97, 40]
     assert [d.sign for d in up.dice] == [1, 1, 1]
     assert [d.exploded for d in up.dice] == [True, True, False]
     assert (up.direction, up.total) == ("up", 235)
 
     # 01-05 subtracts a roll that is itself open-ended upward: 3 - (99 + 20).
-    down = pc.roll_open_ended(rng=FakeRng([3, 99, 20]))
+    down = pc.roll_open_ended(rng=dice(100, 3, 99, 20))
     assert [d.sign for d in down.dice] == [1, -1, -1]
     assert (down.direction, down.total) == ("down", -116)
 
     # ... and not further downward: a 2 after the first die just subtracts 2.
-    assert pc.roll_open_ended(rng=FakeRng([4, 2])).total == 2
-    plain = pc.roll_open_ended(rng=FakeRng([50]))
+    assert pc.roll_open_ended(rng=dice(100, 4, 2)).total == 2
+    plain = pc.roll_open_ended(rng=dice(100, 50))
     assert (plain.direction, plain.total, len(plain.dice)) == ("none", 50, 1)
 
 
 def test_open_ended_chain_is_capped():
     with pytest.raises(core.PoolTooLargeError, match="extra dice"):
-        pc.roll_open_ended(rng=FakeRng([100] * (core.MAX_EXPLOSIONS + 5)))
+        pc.roll_open_ended(rng=dice(100, *[100] * (core.MAX_EXPLOSIONS + 5)))
 
 
 def test_open_ended_round_trip_and_tamper_check():
-    rolled = pc.roll_open_ended(rng=FakeRng([96, 50]))
+    rolled = pc.roll_open_ended(rng=dice(100, 96, 50))
     assert pc.OpenEndedRoll.from_dict(rolled.to_dict()) == rolled
     with pytest.raises(core.RulesError, match="open-ended rule"):
         pc.OpenEndedRoll.from_dict({"dice": [{"face": 98}]})
@@ -306,7 +296,7 @@ def test_roll_records_every_part():
         modifiers={"Hard": -10},
         retry_failures=1,
         condition="zone",
-        rng=FakeRng([20]),
+        rng=dice(100, 20),
     )
     assert result.retry_penalty == -25
     assert (result.condition, result.condition_modifier) == ("zone", 50)
@@ -337,7 +327,7 @@ def test_perception_roll_is_secret_and_fair():
 
 
 def test_potency_roll_uses_resistance_and_favours_the_poison():
-    result = pc.potency_roll(potency=40, resistance=-20, rng=FakeRng([95]))
+    result = pc.potency_roll(potency=40, resistance=-20, rng=dice(100, 95))
     assert result.modifiers[0] == pc.Modifier("Resistance", -20)
     assert result.total == 115 and result.succeeded  # success is the poison's
     rng = random.Random(7)
@@ -357,7 +347,7 @@ def test_breakage():
     with pytest.raises(core.OutOfRangeError):
         pc.breakage_potency(lift_capacity=-1)
     # Iron: up to -75 (seed). Success = it breaks; the MM column says how thoroughly.
-    result = pc.breakage_roll(potency=30, resistance=-75, rng=FakeRng([99, 97, 10]))
+    result = pc.breakage_roll(potency=30, resistance=-75, rng=dice(100, 99, 97, 10))
     assert result.total == 99 + 97 + 10 + 30 - 75
     assert (result.band, result.mm) == ("success", 120)
     rng = random.Random(8)
@@ -366,7 +356,7 @@ def test_breakage():
 
 
 def test_pure_chance_roll():
-    assert pc.pure_chance_roll(chance=40, rng=FakeRng([71])).total == 111
+    assert pc.pure_chance_roll(chance=40, rng=dice(100, 71)).total == 111
     rng = random.Random(9)
     samples = [pc.pure_chance_roll(chance=40, rng=rng).band for _ in range(N_ROLLS)]
     assert chi_square_p_value(samples, pc.band_distribution(modifier=40)) > 0.001
@@ -392,7 +382,7 @@ def test_roll_errors(kwargs, error, match):
 
 
 def test_stored_result_must_be_consistent():
-    data = pc.roll(skill_value=10, rng=FakeRng([50])).to_dict()
+    data = pc.roll(skill_value=10, rng=dice(100, 50)).to_dict()
     tampered = copy.deepcopy(data)
     tampered["roll"]["dice"][0]["face"] = 100  # a lone 100 would have rolled on
     with pytest.raises(core.RulesError, match="open-ended rule"):

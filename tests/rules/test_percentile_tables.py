@@ -10,20 +10,12 @@ import pytest
 from rules import core
 from rules import percentile as pc
 from tests.rules.stats import chi_square_p_value
-
-
-class FakeRng:
-    def __init__(self, faces):
-        self.faces = list(faces)
-
-    def randint(self, low, high):
-        assert (low, high) == (1, 100)
-        return self.faces.pop(0)
+from tests.support.dice import dice
 
 
 def result_with_total(total: int, kind_fn=pc.roll) -> pc.ManeuverResult:
     """A maneuver whose die shows 50 and whose SV makes the wanted total."""
-    return kind_fn(skill_value=total - 50, rng=FakeRng([50]))
+    return kind_fn(skill_value=total - 50, rng=dice(100, 50))
 
 
 # --- the modifier table --------------------------------------------------------------------------
@@ -225,7 +217,7 @@ def test_retry_attempt_tracks_failures_and_resets():
     attempt = pc.record_attempt(attempt, result_with_total(95))  # near success: try again
     assert attempt.failures == 2 and attempt.penalty() == -50
     assert pc.record_attempt(attempt, result_with_total(120)).failures == 2  # success
-    again = pc.roll(skill_value=40, retry_failures=attempt.failures, rng=FakeRng([50]))
+    again = pc.roll(skill_value=40, retry_failures=attempt.failures, rng=dice(100, 50))
     assert again.total == 50 + 40 - 50
     assert pc.RetryAttempt.from_dict(attempt.to_dict()) == attempt
     assert pc.reset_attempt(attempt).failures == 0
@@ -268,12 +260,12 @@ def test_slump_and_zone(before, total, after):
 def test_streak_modifier_applies_to_rolls():
     slump = pc.SkillStreak("Tomalfson", "Climbing", "slump")
     assert slump.modifier() == -50
-    result = pc.roll(skill_value=40, condition=slump, rng=FakeRng([50]))
+    result = pc.roll(skill_value=40, condition=slump, rng=dice(100, 50))
     assert (result.condition, result.condition_modifier, result.total) == ("slump", -50, 40)
     zone = pc.SkillStreak.from_dict({"character": "T", "skill": "Climbing", "state": "ZONE"})
     assert zone.state == "zone" and zone.modifier() == 50
     assert pc.SkillStreak.from_dict(zone.to_dict()) == zone
-    assert pc.roll(skill_value=0, condition="normal", rng=FakeRng([50])).condition is None
+    assert pc.roll(skill_value=0, condition="normal", rng=dice(100, 50)).condition is None
 
 
 def test_streak_ruleset_can_end_zone_on_near_success():
@@ -287,7 +279,7 @@ def test_streak_errors():
         pc.SkillStreak("T", "Climbing", "hot")
     with pytest.raises(core.RulesError, match="lacks its character"):
         pc.SkillStreak.from_dict({"state": "zone"})
-    poison = pc.potency_roll(potency=300, resistance=0, rng=FakeRng([50]))
+    poison = pc.potency_roll(potency=300, resistance=0, rng=dice(100, 50))
     with pytest.raises(core.IllegalMoveError, match="not the character's own action"):
         pc.record_streak(pc.SkillStreak("T", "Resist"), poison)
 
@@ -369,7 +361,7 @@ def test_plot_points_round_trip_and_validation():
 
 
 def test_change_roll_one_point():
-    original = pc.roll(skill_value=30, modifiers=[("Hard", -10)], rng=FakeRng([3, 50]))
+    original = pc.roll(skill_value=30, modifiers=[("Hard", -10)], rng=dice(100, 3, 50))
     assert original.total == 3 - 50 + 20
     changed = pc.change_roll(original, new_value=95, points=1)
     assert [d.face for d in changed.roll.dice] == [95]
@@ -388,23 +380,30 @@ def test_change_roll_one_point():
 
 
 def test_change_roll_two_points_goes_open_ended():
-    original = pc.roll(skill_value=20, rng=FakeRng([40]))
-    up = pc.change_roll(original, new_value=100, points=2, rng=FakeRng([97, 30]))
+    original = pc.roll(skill_value=20, rng=dice(100, 40))
+    up = pc.change_roll(original, new_value=100, points=2, rng=dice(100, 97, 30))
     assert [d.face for d in up.roll.dice] == [100, 97, 30]
     assert up.total == 100 + 97 + 30 + 20
-    down = pc.change_roll(up, new_value=1, points=2, rng=FakeRng([99, 10]))
+    down = pc.change_roll(up, new_value=1, points=2, rng=dice(100, 99, 10))
     assert down.total == 1 - 109 + 20
     assert down.band == "extraordinary_failure"
     assert (down.plot_points_spent, down.original_roll) == (4, original.roll)
-    plain = pc.change_roll(original, new_value=50, points=2, rng=FakeRng([]))
+    plain = pc.change_roll(
+        original,
+        new_value=50,
+        points=2,
+        rng=dice(
+            100,
+        ),
+    )
     assert plain.total == 70
-    assert pc.change_roll(original, new_value=5, points=2, rng=FakeRng([20])).total == 5
+    assert pc.change_roll(original, new_value=5, points=2, rng=dice(100, 20)).total == 5
 
 
 @pytest.mark.parametrize(("value", "seed"), [(97, 11), (3, 12)])
 def test_change_roll_continuation_frequencies(value, seed):
     rng = random.Random(seed)
-    original = pc.roll(skill_value=60, rng=FakeRng([50]))
+    original = pc.roll(skill_value=60, rng=dice(100, 50))
     samples = [
         pc.change_roll(original, new_value=value, points=2, rng=rng).band for _ in range(4000)
     ]

@@ -11,21 +11,9 @@ from hypothesis import strategies as st
 from rules import core
 from rules import two_dice as td
 from tests.rules.stats import chi_square_p_value
+from tests.support.dice import Faces
 
 D6 = {face: Fraction(1, 6) for face in range(1, 7)}
-
-
-class ScriptedRng:
-    """Dice decided in advance, so an example can be worked out by hand."""
-
-    def __init__(self, *faces):
-        self.faces = list(faces)
-
-    def randint(self, low, high):
-        assert self.faces, "the example rolled more dice than scripted"
-        face = self.faces.pop(0)
-        assert low <= face <= high
-        return face
 
 
 def reaction(*, succeeds, rng=None):
@@ -36,7 +24,7 @@ def reaction(*, succeeds, rng=None):
         difficulty="trivial" if succeeds else "impossible",
         resource="Stamina",
         resource_available=4,
-        rng=rng or ScriptedRng(),
+        rng=rng or Faces(),
     )
 
 
@@ -57,9 +45,9 @@ def test_hinder_hinder_resist_stack_worked_by_hand():
     action = declare()
     assert action.payment.paid == 2 and action.payment.remaining == 3
     # Dax and Eve hinder (penalty dice 3 and 2), Bram resists (penalty die 4).
-    action, dax = action.add_hinder("Dax", reaction(succeeds=True), rng=ScriptedRng(3))
-    action, eve = action.add_hinder("Eve", reaction(succeeds=True), rng=ScriptedRng(2))
-    action, bram = action.add_resist("Bram", reaction(succeeds=True), rng=ScriptedRng(4))
+    action, dax = action.add_hinder("Dax", reaction(succeeds=True), rng=Faces(3))
+    action, eve = action.add_hinder("Eve", reaction(succeeds=True), rng=Faces(2))
+    action, bram = action.add_resist("Bram", reaction(succeeds=True), rng=Faces(4))
     assert [(o.kind, o.reactor, o.penalty.amount) for o in (dax, eve, bram)] == [
         ("hinder", "Dax", 3),
         ("hinder", "Eve", 2),
@@ -70,7 +58,7 @@ def test_hinder_hinder_resist_stack_worked_by_hand():
     assert action.known_penalty("Bram") == 9
     assert action.known_penalty("Cora") == 5
     # The action's dice are 6 and 5: 11 + Might 9 = 20.
-    resolved, outcome = action.resolve(rng=ScriptedRng(6, 5))
+    resolved, outcome = action.resolve(rng=Faces(6, 5))
     assert [d.value for d in outcome.check.dice] == [6, 5]
     # Both hinders count against everyone: 20 - 3 - 2 = 15, a success (against Cora too).
     assert outcome.check.total == 15 and outcome.check.band == "success"
@@ -88,8 +76,8 @@ def test_hinder_hinder_resist_stack_worked_by_hand():
 
 def test_failed_reaction_rolls_no_penalty_die():
     action = declare()
-    # ScriptedRng() with no faces fails the test if any die is rolled.
-    action, opposition = action.add_hinder("Dax", reaction(succeeds=False), rng=ScriptedRng())
+    # Faces() with no faces fails the test if any die is rolled.
+    action, opposition = action.add_hinder("Dax", reaction(succeeds=False), rng=Faces())
     assert opposition.penalty is None and not opposition.reaction.succeeded
     assert action.known_penalty() == 0
     assert action.oppositions == (opposition,)
@@ -100,7 +88,7 @@ def test_unpaid_cost_and_gm_penalty_count_against_every_target():
     action = declare(difficulty="hard", resource_available=1, penalties=[("dark", 1)])
     assert action.known_penalty() == 3
     # Hard: three dice 2, 6, 4, the lower two 2 + 4 = 6; 6 + 9 - 3 = 12.
-    _, outcome = action.resolve(rng=ScriptedRng(2, 6, 4))
+    _, outcome = action.resolve(rng=Faces(2, 6, 4))
     assert [d.kept for d in outcome.check.dice] == [True, False, True]
     assert [(p.source, p.amount) for p in outcome.check.penalties] == [
         ("unpaid_cost", 2),
@@ -131,8 +119,8 @@ def test_seeded_stacking_matches_exact_odds_per_target():
 
 def test_action_without_targets_can_still_be_hindered():
     action = declare(targets=[])
-    action, _ = action.add_hinder("Dax", reaction(succeeds=True), rng=ScriptedRng(6))
-    _, outcome = action.resolve(rng=ScriptedRng(3, 3))
+    action, _ = action.add_hinder("Dax", reaction(succeeds=True), rng=Faces(6))
+    _, outcome = action.resolve(rng=Faces(3, 3))
     assert outcome.targets == ()
     assert outcome.check.total == 3 + 3 + 9 - 6
 
@@ -154,7 +142,7 @@ def test_penalty_die_frequencies():
 def test_resolve_frequencies_per_target():
     rng = random.Random(5)
     action = declare(difficulty="easy", targets=["Bram", "Cora"])
-    action, _ = action.add_resist("Cora", reaction(succeeds=True), rng=ScriptedRng(3))
+    action, _ = action.add_resist("Cora", reaction(succeeds=True), rng=Faces(3))
     outcomes = [action.resolve(rng=rng)[1] for _ in range(4000)]
     for target in ("Bram", "Cora"):
         expected = {b: p for b, p in action.odds(target).items() if p}
@@ -189,11 +177,11 @@ def test_penalties_always_stack(hinders, resisters, seed):
 def test_round_trip_through_json_at_every_stage():
     action = declare(penalties=[("dark", 1)])
     stages = [action]
-    action, _ = action.add_hinder("Dax", reaction(succeeds=True), rng=ScriptedRng(2))
+    action, _ = action.add_hinder("Dax", reaction(succeeds=True), rng=Faces(2))
     stages.append(action)
-    action, _ = action.add_resist("Bram", reaction(succeeds=False), rng=ScriptedRng())
+    action, _ = action.add_resist("Bram", reaction(succeeds=False), rng=Faces())
     stages.append(action)
-    action, outcome = action.resolve(rng=ScriptedRng(4, 4))
+    action, outcome = action.resolve(rng=Faces(4, 4))
     stages.append(action)
     for stage in stages:
         stored = json.loads(json.dumps(stage.to_dict()))
@@ -208,21 +196,21 @@ def test_illegal_reactions():
     action = declare()
     success = reaction(succeeds=True)
     with pytest.raises(core.IllegalMoveError, match="Ayla cannot hinder their own action"):
-        action.add_hinder("Ayla", success, rng=ScriptedRng(1))
+        action.add_hinder("Ayla", success, rng=Faces(1))
     with pytest.raises(core.IllegalMoveError, match="Dax is not a target of this action"):
-        action.add_resist("Dax", success, rng=ScriptedRng(1))
-    once, _ = action.add_hinder("Bram", success, rng=ScriptedRng(1))
+        action.add_resist("Dax", success, rng=Faces(1))
+    once, _ = action.add_hinder("Bram", success, rng=Faces(1))
     with pytest.raises(core.IllegalMoveError, match="Bram has already reacted to this action"):
-        once.add_resist("Bram", success, rng=ScriptedRng(1))
+        once.add_resist("Bram", success, rng=Faces(1))
     with pytest.raises(core.RulesError, match="needs the reacting character's check result"):
-        action.add_hinder("Dax", {"band": "success"}, rng=ScriptedRng(1))
+        action.add_hinder("Dax", {"band": "success"}, rng=Faces(1))
     with pytest.raises(core.RulesError, match="non-empty name"):
-        action.add_hinder("", success, rng=ScriptedRng(1))
-    done, _ = action.resolve(rng=ScriptedRng(1, 1))
+        action.add_hinder("", success, rng=Faces(1))
+    done, _ = action.resolve(rng=Faces(1, 1))
     with pytest.raises(core.IllegalMoveError, match="already resolved"):
-        done.add_hinder("Dax", success, rng=ScriptedRng(1))
+        done.add_hinder("Dax", success, rng=Faces(1))
     with pytest.raises(core.IllegalMoveError, match="already resolved"):
-        done.resolve(rng=ScriptedRng(1, 1))
+        done.resolve(rng=Faces(1, 1))
 
 
 def test_bad_declarations():
