@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from bench import rolls_speed, rules_speed
+from bench import roll_costs, rolls_speed, rules_speed
 from bench.fanout import run as fanout
 
 if __name__ == "__main__":
@@ -18,6 +18,7 @@ if __name__ == "__main__":
     started = time.monotonic()
     failed = rules_speed.main()
     failed |= rolls_speed.main(calls=200 if quick else None)
+    failed |= roll_costs.run_isolated()  # a few seconds, the same in a quick run
     failed |= fanout.main(quick=quick)
     print(f"make bench: {time.monotonic() - started:.0f} s; reports in bench/out/")
     sys.exit(failed)

@@ -8,7 +8,12 @@ scene: seqs stay gapless and procedure state never races) and turns a rule the e
     @scene_action(gm=True, system=SLUG, what="Operation challenges")
     def challenge_call_off(*, scene, actor): ...
 
-``scene`` inside is the locked row (with its campaign). Procedure state lives in
+``scene`` inside is the locked row (with its campaign). One lock order everywhere: an action on
+one roll or spend (a benny, a heal, a reveal, a plot point) passes ``locks=False`` and locks that
+row first (``access.lock_roll``); ``record_event``'s seq UPDATE then takes the scene row. An
+action that locked the scene first and a roll after could deadlock against it on PostgreSQL.
+Actions get their dice from ``access.game_dice`` (called through the module, so a test can
+script them with ``tests.support.dice.script_dice``). Procedure state lives in
 ``Scene.state[<panel name>]``; ``procedure_state`` reads it and ``store_state`` writes it, the
 one path every procedure uses.
 """
@@ -47,6 +52,14 @@ def lock_scene(scene: Scene) -> Scene:
     return Scene.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=scene.pk)
 
 
+@contextlib.contextmanager
+def scene_locked(scene: Scene, *, locks: bool = True) -> Iterator[Scene]:
+    """The transaction, the scene row's lock and the rules' refusals as clear errors: the core
+    of ``scene_action``, for due work no actor asks for (a window closing by itself)."""
+    with transaction.atomic(), rules_say_no():
+        yield lock_scene(scene) if locks else scene
+
+
 def require_system(scene: Scene, slug: str, what: str) -> None:
     """Refuse an action of one system in a campaign of another."""
     if scene.campaign.system != slug:
@@ -79,8 +92,7 @@ def scene_action(
                 require_open(scene)
             if system is not None:
                 require_system(scene, system, what)
-            with transaction.atomic(), rules_say_no():
-                locked = lock_scene(scene) if locks else scene
+            with scene_locked(scene, locks=locks) as locked:
                 return action(scene=locked, actor=actor, **kwargs)
 
         return run  # type: ignore[return-value]

@@ -35,7 +35,3 @@ ROLL_MODES: dict[str, str] = {name: mode.audience for name, mode in MODES.items(
 def modes_for(*, is_gm: bool) -> list[RollMode]:
     """The modes a viewer may pick on a roll panel."""
     return [mode for mode in MODES.values() if is_gm or not mode.gm_only]
-
-
-def mode_named(name: str) -> RollMode | None:
-    return MODES.get(name)

@@ -94,7 +94,9 @@ def render_panels(
     made stale: ``party``, ``dashboard``, a procedure panel's name)."""
     wanted = None if only is None else set(only)
     html = ""
-    if wanted is None or {"party", "dashboard"} & wanted:
+    # The dashboard is the GM's: a player's frame for a hidden roll needs no context at all.
+    sides = {"party", "dashboard"} if viewer.is_gm else {"party"}
+    if wanted is None or sides & wanted:
         ctx = panel_context(scene, viewer)
         ctx["oob"] = oob
         if wanted is None or "party" in wanted:

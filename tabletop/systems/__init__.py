@@ -55,11 +55,6 @@ class System:
     demo: Callable[..., None] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    @property
-    def template_dir(self) -> str:
-        """Where its templates live: ``templates/systems/<slug>/``."""
-        return f"systems/{self.slug}"
-
     def effective_ruleset(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         """The campaign's overrides merged over the defaults and checked (``rules/``)."""
         return self.rules.validate_ruleset(overrides)

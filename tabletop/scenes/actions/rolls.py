@@ -10,20 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 
 from rules.core import Rng
 from tabletop.characters.models import Character
 from tabletop.scenes import access as base
 from tabletop.scenes.access import (
     foe_for,
-    membership,
-    require_gm,
-    require_open,
     roll_data,
 )
 from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
 from tabletop.scenes.events import record_event, reveal_event
+from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES, ROLL_MODES
 from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, offered
@@ -78,6 +75,7 @@ def record_roll(
     )
 
 
+@scene_action(locks=False)  # record_event's seq UPDATE takes the scene row's lock
 def roll_make(
     *,
     scene: Scene,
@@ -95,8 +93,6 @@ def roll_make(
     consequences may use it (a conductor attack that misses makes it strike back).
     """
     campaign = scene.campaign
-    membership(campaign, actor)
-    require_open(scene)
     kind = ROLL_KINDS.get(roll_kind)
     if not offered(kind, campaign.system):
         raise ValidationError(f"Unknown roll {str(roll_kind)[:40]!r} for this system.")
@@ -119,50 +115,46 @@ def roll_make(
     outcome = kind.roll(
         data=data, character=character, ruleset=campaign.effective_ruleset(), rng=rng
     )
-    with transaction.atomic():
-        event = record_roll(
-            scene=scene,
-            actor=actor,
-            character=character,
-            roll_kind=kind.name,
-            label=kind.label,
-            outcome=outcome,
-            mode=mode,
-            extra={"foe_id": foe.pk} if foe is not None else None,
-        )
-        if kind.consequences is not None and event.audience == Audience.EVERYONE:
-            kind.consequences(event=event, rng=rng)
-        return event
+    event = record_roll(
+        scene=scene,
+        actor=actor,
+        character=character,
+        roll_kind=kind.name,
+        label=kind.label,
+        outcome=outcome,
+        mode=mode,
+        extra={"foe_id": foe.pk} if foe is not None else None,
+    )
+    if kind.consequences is not None and event.audience == Audience.EVERYONE:
+        kind.consequences(event=event, rng=rng)
+    return event
 
 
+@scene_action(gm=True, needs_open=False, locks=False)
 def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -> SceneEvent:
     """The GM shows a hidden roll to everyone; its nonce is published so browsers verify it.
 
     What the roll sets going at the table (its kind's consequences) comes now, as it would have
     after a public roll."""
-    require_gm(scene.campaign, actor)
-    with transaction.atomic():
-        event = (
-            SceneEvent.objects.select_for_update().filter(scene=scene, seq=seq, kind="roll").first()
-        )
-        if event is None:
-            raise ValidationError("There is no such roll in this scene.")
-        if event.audience == Audience.EVERYONE or event.revealed_at is not None:
-            raise ValidationError("That roll is already visible to everyone.")
-        if event.audience == Audience.SELF:
-            raise PermissionDenied("A self roll belongs to its roller.")
-        reveal_event(event)
-        reveal = record_event(
-            scene=scene,
-            kind="reveal",
-            actor=actor,
-            parent=event,
-            public={"roller": event.public.get("roller", ""), "seq": event.seq},
-        )
-        kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
-        if kind is not None and kind.consequences is not None:
-            kind.consequences(event=event, rng=base.game_dice(rng))
-        return reveal
+    event = SceneEvent.objects.select_for_update().filter(scene=scene, seq=seq, kind="roll").first()
+    if event is None:
+        raise ValidationError("There is no such roll in this scene.")
+    if event.audience == Audience.EVERYONE or event.revealed_at is not None:
+        raise ValidationError("That roll is already visible to everyone.")
+    if event.audience == Audience.SELF:
+        raise PermissionDenied("A self roll belongs to its roller.")
+    reveal_event(event)
+    reveal = record_event(
+        scene=scene,
+        kind="reveal",
+        actor=actor,
+        parent=event,
+        public={"roller": event.public.get("roller", ""), "seq": event.seq},
+    )
+    kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
+    if kind is not None and kind.consequences is not None:
+        kind.consequences(event=event, rng=base.game_dice(rng))
+    return reveal
 
 
 # --- commands ---

@@ -6,18 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import F
 
+from tabletop.characters.actions import character_adjust
 from tabletop.characters.models import Character
 from tabletop.scenes import access as base
 from tabletop.scenes.access import (
-    require_gm,
-    require_open,
     whole,
 )
 from tabletop.scenes.commands import Command, Raw, Rolling, Text
 from tabletop.scenes.events import record_event
+from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.rollkinds import RollOutcome
 
@@ -67,6 +66,7 @@ ADJUSTABLE = {
 }
 
 
+@scene_action(gm=True, locks=False)  # character_adjust is one conditional UPDATE
 def currency_adjust(
     *, scene: Scene, actor: Any, character: Character, field: str, amount: int
 ) -> SceneEvent:
@@ -75,8 +75,6 @@ def currency_adjust(
     An award of plot points raises available and total alike (seed: spending "reduces the
     number available but not the total"; an award is new points).
     """
-    require_gm(scene.campaign, actor)
-    require_open(scene)
     if field not in ADJUSTABLE:
         raise ValidationError(f"The GM can't hand out {str(field)[:30]!r} here.")
     amount = whole(amount, "How many?")
@@ -87,28 +85,25 @@ def currency_adjust(
     changes = {field: amount}
     if field == "plot_points" and amount > 0:
         changes["plot_points_total"] = amount
-    from tabletop.characters.actions import character_adjust
-
-    with transaction.atomic():
-        character_adjust(character=character, actor=actor, relative=True, **changes)
-        one, many = ADJUSTABLE[field]
-        count = abs(amount)
-        verb = "gave" if amount > 0 else "took back"
-        if field in ("hits", "lasting_hits"):
-            verb = "marked" if amount > 0 else "healed"
-        noun = one if count == 1 else many
-        return record_event(
-            scene=scene,
-            kind="award",
-            actor=actor,
-            character=character,
-            public={
-                "text": f"{verb} {count} {noun}",
-                "character": character.name,
-                "field": field,
-                "amount": amount,
-            },
-        )
+    character_adjust(character=character, actor=actor, relative=True, **changes)
+    one, many = ADJUSTABLE[field]
+    count = abs(amount)
+    verb = "gave" if amount > 0 else "took back"
+    if field in ("hits", "lasting_hits"):
+        verb = "marked" if amount > 0 else "healed"
+    noun = one if count == 1 else many
+    return record_event(
+        scene=scene,
+        kind="award",
+        actor=actor,
+        character=character,
+        public={
+            "text": f"{verb} {count} {noun}",
+            "character": character.name,
+            "field": field,
+            "amount": amount,
+        },
+    )
 
 
 # --- commands ---

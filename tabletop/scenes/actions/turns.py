@@ -1,6 +1,7 @@
 """The turn tracker, in every system (seed 003's action economy; offered everywhere):
 teams, turns and rounds, one action per turn and one reaction per round. State: the
-``turns`` panel's ``Scene.state`` entry, changed only here under the scene row's lock."""
+``turns`` panel's ``Scene.state`` entry, changed only by these actions (and a system's, as
+two_dice's checks) through the action kit, under the scene row's lock."""
 
 from __future__ import annotations
 
@@ -8,20 +9,16 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 
 from rules.core import lookup
 from rules.turns import TurnTracker
 from tabletop.characters.models import Character
 from tabletop.scenes.access import (
-    membership,
-    require_gm,
-    require_open,
     require_player,
 )
 from tabletop.scenes.commands import Choice, Command, Member, Parsed, Rolling, Text
 from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import lock_scene, rules_say_no, store_state
+from tabletop.scenes.kit import procedure_state, rules_say_no, scene_action, store_state
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
 
@@ -37,8 +34,10 @@ def _turn_event(scene: Scene, actor: Any, message: str, **extra: Any) -> SceneEv
     )
 
 
-def _tracker_state(scene: Scene) -> tuple[dict[str, Any], TurnTracker]:
-    state = turns_panel.state_of(scene)
+def turns_state(scene: Scene) -> tuple[dict[str, Any], TurnTracker]:
+    """The turn tracker's state on the locked scene (a system's pending action is in it), and
+    its tracker."""
+    state = procedure_state(scene, turns_panel.NAME) or {}
     with rules_say_no():
         return state, turns_panel.tracker_of(state)
 
@@ -52,7 +51,7 @@ def close_pending(scene: Scene, seq: int, **changes: Any) -> SceneEvent | None:
     return declared
 
 
-def _started(tracker: TurnTracker) -> None:
+def require_started(tracker: TurnTracker) -> None:
     if not tracker.started:
         raise ValidationError("The GM has not started the turns.")
 
@@ -64,35 +63,32 @@ def _team_name(raw: Any, default: str) -> str:
     return team
 
 
+@scene_action(gm=True)
 def turns_start(*, scene: Scene, actor: Any, lineup: Iterable[tuple[Character, str]]) -> SceneEvent:
     """The GM starts the turns with the scene's characters in teams (seed 003 "Turn Order": "if
     you find the characters in a scene grouped into teams, have the teams take turns
     together"). Teams go in the order they are first named; the GM may reorder them."""
-    require_gm(scene.campaign, actor)
-    require_open(scene)
     lineup = list(lineup)
     if not lineup:
         raise ValidationError("Pick at least one character to take turns.")
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        if tracker.started:
-            raise ValidationError("The turns are already running: end them first.")
-        tracker = TurnTracker()
-        with rules_say_no():
-            for character, team in lineup:
-                if character.campaign_id != scene.campaign_id:
-                    raise ValidationError("That character is not in this campaign.")
-                tracker, _ = tracker.add_participant(
-                    turns_panel.participant_id(character), name=character.name, team=team
-                )
-            tracker, event = tracker.start()
-        store_state(scene, turns_panel.NAME, {"tracker": tracker.to_dict(), "pending": None})
-        order = "; ".join(
-            f"{team}: {', '.join(tracker.participant(p).name for p in tracker.members(team))}"
-            for team in tracker.order
-        )
-        return _turn_event(scene, actor, f"Turns begin ({order}). {event.message}")
+    state, tracker = turns_state(scene)
+    if tracker.started:
+        raise ValidationError("The turns are already running: end them first.")
+    tracker = TurnTracker()
+    with rules_say_no():
+        for character, team in lineup:
+            if character.campaign_id != scene.campaign_id:
+                raise ValidationError("That character is not in this campaign.")
+            tracker, _ = tracker.add_participant(
+                turns_panel.participant_id(character), name=character.name, team=team
+            )
+        tracker, event = tracker.start()
+    store_state(scene, turns_panel.NAME, {"tracker": tracker.to_dict(), "pending": None})
+    order = "; ".join(
+        f"{team}: {', '.join(tracker.participant(p).name for p in tracker.members(team))}"
+        for team in tracker.order
+    )
+    return _turn_event(scene, actor, f"Turns begin ({order}). {event.message}")
 
 
 def _current_player(scene: Scene, actor: Any, tracker: TurnTracker) -> None:
@@ -106,32 +102,31 @@ def _current_player(scene: Scene, actor: Any, tracker: TurnTracker) -> None:
         raise PermissionDenied("Only the GM or a player whose turn it is can end the turn.")
 
 
+@scene_action()
 def turns_end(*, scene: Scene, actor: Any) -> SceneEvent:
     """End the current team's turn; the next one's begins (a new round after the last team)."""
-    membership(scene.campaign, actor)
-    require_open(scene)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        _started(tracker)
-        _current_player(scene, actor, tracker)
-        if state.get("pending"):
-            raise ValidationError("A check is waiting for reactions: roll it before the turn ends.")
-        with rules_say_no():
-            tracker, event = tracker.end_turn()
-        store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
-        message = event.message
-        if event.refreshed:
-            back = ", ".join(tracker.participant(p).name for p in event.refreshed)
-            message += f" Reaction back: {back}."
-        return _turn_event(scene, actor, message, round=event.round, team=event.team)
+    state, tracker = turns_state(scene)
+    require_started(tracker)
+    _current_player(scene, actor, tracker)
+    if state.get("pending"):
+        raise ValidationError("A check is waiting for reactions: roll it before the turn ends.")
+    with rules_say_no():
+        tracker, event = tracker.end_turn()
+    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    message = event.message
+    if event.refreshed:
+        back = ", ".join(tracker.participant(p).name for p in event.refreshed)
+        message += f" Reaction back: {back}."
+    return _turn_event(scene, actor, message, round=event.round, team=event.team)
 
 
+@scene_action()
 def turns_act(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
     """The character spends their one action this turn (on something that needs no check here)."""
     return _player_spends(scene, actor, character, lambda tracker, pid: tracker.take_action(pid))
 
 
+@scene_action()
 def turns_react(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
     """The character spends their reaction for this round (seed: "You can react once per
     round, to any event you are aware of")."""
@@ -140,96 +135,80 @@ def turns_react(*, scene: Scene, actor: Any, character: Character) -> SceneEvent
 
 def _player_spends(scene: Scene, actor: Any, character: Character, spend: Callable) -> SceneEvent:
     """A player's character spends its action or reaction on the tracker (``spend``)."""
-    membership(scene.campaign, actor)
-    require_open(scene)
     require_player(scene, actor, character)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        with rules_say_no():
-            tracker, event = spend(tracker, turns_panel.participant_id(character))
-        store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
-        return _turn_event(scene, actor, event.message)
+    state, tracker = turns_state(scene)
+    with rules_say_no():
+        tracker, event = spend(tracker, turns_panel.participant_id(character))
+    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    return _turn_event(scene, actor, event.message)
 
 
+@scene_action(gm=True)
 def turns_join(*, scene: Scene, actor: Any, character: Character, team: str = "") -> SceneEvent:
     """The GM adds a character (a new team goes last in the order)."""
-    require_gm(scene.campaign, actor)
-    require_open(scene)
     if character.campaign_id != scene.campaign_id:
         raise ValidationError("That character is not in this campaign.")
     team = _team_name(team, turns_panel.DEFAULT_TEAMS.get(character.kind, "Others"))
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        _started(tracker)
-        with rules_say_no():
-            tracker, event = tracker.add_participant(
-                turns_panel.participant_id(character), name=character.name, team=team
-            )
-        store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
-        return _turn_event(scene, actor, event.message)
+    state, tracker = turns_state(scene)
+    require_started(tracker)
+    with rules_say_no():
+        tracker, event = tracker.add_participant(
+            turns_panel.participant_id(character), name=character.name, team=team
+        )
+    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    return _turn_event(scene, actor, event.message)
 
 
+@scene_action(gm=True)
 def turns_leave(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
     """The GM takes a character out of the turns (the turn passes on if their team empties)."""
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        pid = turns_panel.participant_id(character)
-        if pid in turns_panel.involved_in_pending(state):
-            raise ValidationError(f"{character.name}'s pending check must be rolled first.")
-        with rules_say_no():
-            tracker, event = tracker.remove_participant(pid)
-        if not tracker.participants:
-            store_state(scene, turns_panel.NAME, None)
-            return _turn_event(scene, actor, f"{event.message} Nobody is left: the turns end.")
-        store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
-        return _turn_event(scene, actor, event.message)
+    state, tracker = turns_state(scene)
+    pid = turns_panel.participant_id(character)
+    if pid in turns_panel.involved_in_pending(state):
+        raise ValidationError(f"{character.name}'s pending check must be rolled first.")
+    with rules_say_no():
+        tracker, event = tracker.remove_participant(pid)
+    if not tracker.participants:
+        store_state(scene, turns_panel.NAME, None)
+        return _turn_event(scene, actor, f"{event.message} Nobody is left: the turns end.")
+    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    return _turn_event(scene, actor, event.message)
 
 
+@scene_action(gm=True)
 def turns_move_team(*, scene: Scene, actor: Any, team: str, step: int) -> SceneEvent:
     """The GM moves a team one place earlier (-1) or later (+1) in the turn order."""
-    require_gm(scene.campaign, actor)
-    require_open(scene)
     if step not in (-1, 1):
         raise ValidationError("Move a team one place up or down.")
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        with rules_say_no():
-            name = lookup(team, tracker.order, "team")
-        order = list(tracker.order)
-        at = order.index(name)
-        to = at + step
-        if not 0 <= to < len(order):
-            raise ValidationError(f"{name} is already {'first' if step < 0 else 'last'}.")
-        order[at], order[to] = order[to], order[at]
-        with rules_say_no():
-            tracker, event = tracker.set_order(order)
-        store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
-        return _turn_event(scene, actor, event.message)
+    state, tracker = turns_state(scene)
+    with rules_say_no():
+        name = lookup(team, tracker.order, "team")
+    order = list(tracker.order)
+    at = order.index(name)
+    to = at + step
+    if not 0 <= to < len(order):
+        raise ValidationError(f"{name} is already {'first' if step < 0 else 'last'}.")
+    order[at], order[to] = order[to], order[at]
+    with rules_say_no():
+        tracker, event = tracker.set_order(order)
+    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    return _turn_event(scene, actor, event.message)
 
 
+@scene_action(gm=True)
 def turns_stop(*, scene: Scene, actor: Any) -> SceneEvent:
     """The GM ends the turns (a check still waiting for reactions is dropped, never rolled)."""
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        if not tracker.participants:
-            raise ValidationError("No turns are running.")
-        message = f"The GM ends the turns after round {tracker.round}."
-        refresh = []
-        if state.get("pending"):
-            close_pending(scene, state["pending"]["seq"], status="dropped")
-            refresh.append(state["pending"]["seq"])
-            message += " The waiting check is dropped."
-        store_state(scene, turns_panel.NAME, None)
-        return _turn_event(scene, actor, message, refresh=refresh)
+    state, tracker = turns_state(scene)
+    if not tracker.participants:
+        raise ValidationError("No turns are running.")
+    message = f"The GM ends the turns after round {tracker.round}."
+    refresh = []
+    if state.get("pending"):
+        close_pending(scene, state["pending"]["seq"], status="dropped")
+        refresh.append(state["pending"]["seq"])
+        message += " The waiting check is dropped."
+    store_state(scene, turns_panel.NAME, None)
+    return _turn_event(scene, actor, message, refresh=refresh)
 
 
 # --- commands ---

@@ -2,10 +2,14 @@
 table adjusts dice, the GM reveals hidden dice, toolkit abilities help; the end publishes the
 layout for every browser to verify.
 
-State: ``Scene.state["challenge"]`` (changed only here, under the scene row's lock) holds the
-rules' ``Challenge`` (``to_dict()``: every die, the hidden ones too), the seq of its setup event
-and the last move. It never reaches a player: the panel renders views built from it
-(tabletop/systems/annulus/panels.py).
+Each action is a ``@scene_action`` (tabletop/scenes/kit.py): the kit authorises the actor,
+refuses a closed scene and a campaign of another system, locks the scene row in one transaction
+and turns the rules' refusals into the player's error; the action keeps the challenge's logic.
+
+State: the ``challenge`` procedure state (``procedure_state``/``store_state``, changed only
+here, under the scene row's lock) holds the rules' ``Challenge`` (``to_dict()``: every die, the
+hidden ones too), the seq of its setup event and the last move. It never reaches a player: the
+panel renders views built from it (tabletop/systems/annulus/panels.py).
 
 Secrecy: the setup event ``challenge_set`` is private to the GM with the layout (mask, hidden
 positions, every die) as its secret, so ``record_event`` makes ONE commitment to the whole layout
@@ -25,26 +29,23 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 
 from rules import annulus
 from rules.annulus import Challenge
 from rules.core import Rng, RulesError, lookup
 from tabletop.characters.models import Character
-from tabletop.scenes import access as base
-from tabletop.scenes.access import (
-    membership,
-    require_gm,
-    require_open,
-    whole,
-)
+from tabletop.scenes import access  # access.game_dice, looked up late: tests script the dice
+from tabletop.scenes.access import whole
 from tabletop.scenes.commands import Blank, Command, Picks, Raw, Rolling, Text, Whole
 from tabletop.scenes.commitments import canonical_json
 from tabletop.scenes.events import record_event, reveal_event
+from tabletop.scenes.kit import procedure_state, scene_action, store_state
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 
-#: The Scene.state key (and the panel's name).
+#: The procedure state's name (and the panel's).
 STATE_KEY = "challenge"
+#: What the kit's system guard calls these moves ("... belong to the Annulus system.").
+CHALLENGES = "Operation challenges"
 #: How a challenge ended, as its end card says it (the card's ``outcome`` class).
 OUTCOMES = {"solved": "success", "failed": "failure", "called_off": "called_off"}
 
@@ -52,26 +53,11 @@ OUTCOMES = {"solved": "success", "failed": "failure", "called_off": "called_off"
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _require_annulus(scene: Scene) -> None:
-    if scene.campaign.system != "annulus":
-        raise ValidationError("Operation challenges belong to the annulus system.")
-
-
-def _lock(scene: Scene) -> Scene:
-    # of=("self",): the campaign row joined in is read, not locked.
-    return Scene.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=scene.pk)
-
-
-def _running(locked: Scene) -> tuple[dict[str, Any], Challenge]:
-    state = (locked.state or {}).get(STATE_KEY)
+def _running(scene: Scene) -> tuple[dict[str, Any], Challenge]:
+    state = procedure_state(scene, STATE_KEY)
     if not state or state.get("ended"):
         raise ValidationError("No operation challenge is under way.")
     return state, Challenge.from_dict(state["challenge"])
-
-
-def _save(locked: Scene, state: dict[str, Any]) -> None:
-    locked.state = {**(locked.state or {}), STATE_KEY: state}
-    locked.save(update_fields=["state"])
 
 
 def _acting(scene: Scene, actor: Any, character: Character | None) -> Character | None:
@@ -122,13 +108,10 @@ def _aimed_die(challenge: Challenge, die: Any, *, seen: Any, in_view: Any) -> in
     return position
 
 
-def _rules_say(exc: RulesError) -> ValidationError:
-    return ValidationError(str(exc))
-
-
 # --- actions ----------------------------------------------------------------------------------
 
 
+@scene_action(gm=True, system="annulus", what=CHALLENGES)
 def challenge_setup(
     *,
     scene: Scene,
@@ -144,54 +127,46 @@ def challenge_setup(
     six six-sided dice"; a 1 hides its position. RULES-NOTES: the hidden dice are rolled now too
     (GM only) and published as a commitment; the length is the GM's choice, 1 to 12.
     """
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    _require_annulus(scene)
     rules = scene.campaign.effective_ruleset()
-    rng = base.game_dice(rng)
-    with transaction.atomic():
-        locked = _lock(scene)
-        current = (locked.state or {}).get(STATE_KEY) or {}
-        if current and not current.get("ended"):
-            raise ValidationError(
-                "An operation challenge is already under way: finish it or call it off first."
-            )
-        try:
-            challenge = annulus.setup_challenge(
-                difficulty=difficulty, types=types, length=length, ruleset=rules, rng=rng
-            )
-        except RulesError as exc:
-            raise _rules_say(exc) from None
-        number = current.get("number", 0) + 1
-        event = record_event(
-            scene=locked,
-            kind="challenge_set",
-            actor=actor,
-            # Players see that it happened and its commitment: no count, no position, no die.
-            audience=Audience.PRIVATE,
-            public={
-                "number": number,
-                "difficulty": challenge.difficulty,
-                "needed": challenge.needed,
-                "types": list(challenge.types),
-                "dice": list(challenge.visible_values()),
-            },
-            secret=challenge.layout(),
+    current = procedure_state(scene, STATE_KEY) or {}
+    if current and not current.get("ended"):
+        raise ValidationError(
+            "An operation challenge is already under way: finish it or call it off first."
         )
-        state = {
+    challenge = annulus.setup_challenge(
+        difficulty=difficulty, types=types, length=length, ruleset=rules, rng=access.game_dice(rng)
+    )
+    number = current.get("number", 0) + 1
+    event = record_event(
+        scene=scene,
+        kind="challenge_set",
+        actor=actor,
+        # Players see that it happened and its commitment: no count, no position, no die.
+        audience=Audience.PRIVATE,
+        public={
             "number": number,
-            "challenge": challenge.to_dict(),
-            "setup_seq": event.seq,
-            "commitment": event.commitment,
-            "last": None,
-            "ended": None,
-        }
-        if challenge.finished:  # solved as rolled (a single die, a lucky row): over at once
-            _end(locked, state, challenge, challenge.status.value, actor=actor)
-        _save(locked, state)
-        return event
+            "difficulty": challenge.difficulty,
+            "needed": challenge.needed,
+            "types": list(challenge.types),
+            "dice": list(challenge.visible_values()),
+        },
+        secret=challenge.layout(),
+    )
+    state = {
+        "number": number,
+        "challenge": challenge.to_dict(),
+        "setup_seq": event.seq,
+        "commitment": event.commitment,
+        "last": None,
+        "ended": None,
+    }
+    if challenge.finished:  # solved as rolled (a single die, a lucky row): over at once
+        _end(scene, state, challenge, challenge.status.value, actor=actor)
+    store_state(scene, STATE_KEY, state)
+    return event
 
 
+@scene_action(system="annulus", what=CHALLENGES)
 def challenge_adjust(
     *,
     scene: Scene,
@@ -209,49 +184,40 @@ def challenge_adjust(
     1 higher or lower"; "they must first roll an op check"; "If the check fails, the die jams".
     ``die`` is the place among the visible dice; ``seen``/``in_view`` what the player saw.
     """
-    membership(scene.campaign, actor)
-    require_open(scene)
-    _require_annulus(scene)
     character = _acting(scene, actor, character)
     step = whole(direction, "Move the die up (+1) or down (-1)")
     if step not in (1, -1):
         raise ValidationError("Move the die up (+1) or down (-1).")
     rules = scene.campaign.effective_ruleset()
-    rng = base.game_dice(rng)
-    with transaction.atomic():
-        locked = _lock(scene)
-        state, challenge = _running(locked)
-        position = _aimed_die(challenge, die, seen=seen, in_view=in_view)
-        perk_dice = _perk_dice(challenge, character, rules)
-        try:
-            new, result = annulus.adjust(
-                challenge,
-                position=position,
-                direction=step,
-                perk_dice=perk_dice,
-                ruleset=rules,
-                rng=rng,
-            )
-        except RulesError as exc:
-            raise _rules_say(exc) from None
-        event = record_event(
-            scene=locked,
-            kind="challenge_adjust",
-            actor=actor,
-            character=character,
-            public={
-                **_who(actor, character),
-                **result.player_view(),  # never the chain position: it would place hidden dice
-                "die": result.visible_index + 1,
-                "in_view": len(new.visible_indices()),
-                "outcome": "failure" if result.jammed else "success",
-            },
-        )
-        last = {"kind": "adjust", "seq": event.seq, "visible_index": result.visible_index}
-        _advance(locked, state, new, actor=actor, last=last)
-        return event
+    state, challenge = _running(scene)
+    position = _aimed_die(challenge, die, seen=seen, in_view=in_view)
+    new, result = annulus.adjust(
+        challenge,
+        position=position,
+        direction=step,
+        perk_dice=_perk_dice(challenge, character, rules),
+        ruleset=rules,
+        rng=access.game_dice(rng),
+    )
+    event = record_event(
+        scene=scene,
+        kind="challenge_adjust",
+        actor=actor,
+        character=character,
+        public={
+            **_who(actor, character),
+            **result.player_view(),  # never the chain position: it would place hidden dice
+            "die": result.visible_index + 1,
+            "in_view": len(new.visible_indices()),
+            "outcome": "failure" if result.jammed else "success",
+        },
+    )
+    last = {"kind": "adjust", "seq": event.seq, "visible_index": result.visible_index}
+    _advance(scene, state, new, actor=actor, last=last)
+    return event
 
 
+@scene_action(gm=True, system="annulus", what=CHALLENGES)
 def challenge_reveal(*, scene: Scene, actor: Any, position: Any) -> SceneEvent:
     """The GM reveals one hidden die of their choice (``position`` in the whole chain).
 
@@ -259,32 +225,25 @@ def challenge_reveal(*, scene: Scene, actor: Any, position: Any) -> SceneEvent:
     reveal multiple hidden dice in any order they please"; it is "inserted into the die chain in
     the appropriate location".
     """
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    _require_annulus(scene)
     position = whole(position, "Which hidden die?")
-    with transaction.atomic():
-        locked = _lock(scene)
-        state, challenge = _running(locked)
-        try:
-            new, result = annulus.reveal(challenge, position=position)
-        except RulesError as exc:
-            raise _rules_say(exc) from None
-        event = record_event(
-            scene=locked,
-            kind="challenge_reveal",
-            actor=actor,
-            public={
-                **result.player_view(),
-                "die": result.visible_index + 1,
-                "in_view": len(new.visible_indices()),
-            },
-        )
-        last = {"kind": "reveal", "seq": event.seq, "visible_index": result.visible_index}
-        _advance(locked, state, new, actor=actor, last=last)
-        return event
+    state, challenge = _running(scene)
+    new, result = annulus.reveal(challenge, position=position)
+    event = record_event(
+        scene=scene,
+        kind="challenge_reveal",
+        actor=actor,
+        public={
+            **result.player_view(),
+            "die": result.visible_index + 1,
+            "in_view": len(new.visible_indices()),
+        },
+    )
+    last = {"kind": "reveal", "seq": event.seq, "visible_index": result.visible_index}
+    _advance(scene, state, new, actor=actor, last=last)
+    return event
 
 
+@scene_action(system="annulus", what=CHALLENGES)
 def challenge_toolkit(
     *,
     scene: Scene,
@@ -304,91 +263,75 @@ def challenge_toolkit(
     challenge". The abilities are campaign data (RULES-NOTES defaults). ``die`` (a visible place)
     is the target of set_value, reroll and unjam; a reveal brings in the leftmost hidden die.
     """
-    membership(scene.campaign, actor)
-    require_open(scene)
-    _require_annulus(scene)
     character = _acting(scene, actor, character)
     rules = scene.campaign.effective_ruleset()
-    rng = base.game_dice(rng)
     tools = {t.name: t for t in annulus.toolkit_abilities(ruleset=rules)}
-    try:
-        tool = tools[lookup(str(ability)[:60], tools, "toolkit ability")]
-    except RulesError as exc:
-        raise _rules_say(exc) from None
+    tool = tools[lookup(str(ability)[:60], tools, "toolkit ability")]
     number = None
     if tool.effect == "set_value":
         number = whole(value, "The new number (1 to 12)")
-    with transaction.atomic():
-        locked = _lock(scene)
-        state, challenge = _running(locked)
-        position = None
-        if tool.effect != "reveal":
-            if die in (None, ""):
-                raise ValidationError(f"Pick the die for {tool.name}.")
-            position = _aimed_die(challenge, die, seen=seen, in_view=in_view)
-        perk_dice = _perk_dice(challenge, character, rules)
-        try:
-            new, result = annulus.use_toolkit(
-                challenge,
-                ability=tool.name,
-                position=position,
-                value=number,
-                perk_dice=perk_dice,
-                ruleset=rules,
-                rng=rng,
-            )
-        except RulesError as exc:
-            raise _rules_say(exc) from None
-        shown = result.visible_index
-        event = record_event(
-            scene=locked,
-            kind="challenge_toolkit",
-            actor=actor,
-            character=character,
-            public={
-                **_who(actor, character),
-                **result.player_view(),
-                "die": None if shown is None else shown + 1,
-                "in_view": len(new.visible_indices()),
-                "outcome": "success" if result.check.passed else "failure",
-            },
-        )
-        kind = "reveal" if tool.effect == "reveal" and result.applied else "toolkit"
-        last = {"kind": kind, "seq": event.seq, "visible_index": shown}
-        _advance(locked, state, new, actor=actor, last=last)
-        return event
+    state, challenge = _running(scene)
+    position = None
+    if tool.effect != "reveal":
+        if die in (None, ""):
+            raise ValidationError(f"Pick the die for {tool.name}.")
+        position = _aimed_die(challenge, die, seen=seen, in_view=in_view)
+    new, result = annulus.use_toolkit(
+        challenge,
+        ability=tool.name,
+        position=position,
+        value=number,
+        perk_dice=_perk_dice(challenge, character, rules),
+        ruleset=rules,
+        rng=access.game_dice(rng),
+    )
+    shown = result.visible_index
+    event = record_event(
+        scene=scene,
+        kind="challenge_toolkit",
+        actor=actor,
+        character=character,
+        public={
+            **_who(actor, character),
+            **result.player_view(),
+            "die": None if shown is None else shown + 1,
+            "in_view": len(new.visible_indices()),
+            "outcome": "success" if result.check.passed else "failure",
+        },
+    )
+    kind = "reveal" if tool.effect == "reveal" and result.applied else "toolkit"
+    last = {"kind": kind, "seq": event.seq, "visible_index": shown}
+    _advance(scene, state, new, actor=actor, last=last)
+    return event
 
 
+@scene_action(gm=True, system="annulus", what=CHALLENGES, needs_open=False)
 def challenge_call_off(*, scene: Scene, actor: Any) -> SceneEvent:
     """The GM ends the challenge unfinished; the layout is published all the same.
 
     Allowed in a closed scene too: a challenge left sealed could never be verified.
     """
-    require_gm(scene.campaign, actor)
-    _require_annulus(scene)
-    with transaction.atomic():
-        locked = _lock(scene)
-        state, challenge = _running(locked)
-        event = _end(locked, state, challenge, "called_off", actor=actor)
-        _save(locked, state)
-        return event
+    state, challenge = _running(scene)
+    event = _end(scene, state, challenge, "called_off", actor=actor)
+    store_state(scene, STATE_KEY, state)
+    return event
 
 
 def _advance(
-    locked: Scene, state: dict[str, Any], new: Challenge, *, actor: Any, last: dict[str, Any]
+    scene: Scene, state: dict[str, Any], new: Challenge, *, actor: Any, last: dict[str, Any]
 ) -> None:
     """Store the challenge after a move; a solved or failed chain ends it at once."""
     state.update(challenge=new.to_dict(), last=last)
     if new.finished:
-        _end(locked, state, new, new.status.value, actor=actor)
-    _save(locked, state)
+        _end(scene, state, new, new.status.value, actor=actor)
+    store_state(scene, STATE_KEY, state)
 
 
 def _end(
-    locked: Scene, state: dict[str, Any], challenge: Challenge, how: str, *, actor: Any
+    scene: Scene, state: dict[str, Any], challenge: Challenge, how: str, *, actor: Any
 ) -> SceneEvent:
     """Publish the layout and its nonce: the setup card is revealed, the end card verifies."""
-    setup = SceneEvent.objects.select_for_update().get(scene=locked, seq=state["setup_seq"])
+    setup = SceneEvent.objects.select_for_update().get(scene=scene, seq=state["setup_seq"])
     reveal_event(setup)
     published = {
         "layout": setup.secret,
@@ -397,7 +340,7 @@ def _end(
         "commitment": setup.commitment,
     }
     event = record_event(
-        scene=locked,
+        scene=scene,
         kind="challenge_end",
         actor=actor,
         parent=setup,

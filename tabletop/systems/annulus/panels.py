@@ -16,6 +16,7 @@ from typing import Any
 from rules import annulus
 from rules.annulus import Challenge
 from tabletop.characters.models import Character
+from tabletop.scenes.kit import procedure_state
 from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.rollkinds import percent
 from tabletop.systems.annulus.actions import STATE_KEY
@@ -152,7 +153,7 @@ def _op_odds(challenge: Challenge, rules: dict[str, Any]) -> list[tuple[int, str
 
 def challenge_context(scene: Any, viewer: Any) -> dict[str, Any]:
     rules = scene.campaign.effective_ruleset()
-    state = (scene.state or {}).get(STATE_KEY)
+    state = procedure_state(scene, STATE_KEY)
     ctx: dict[str, Any] = {
         "state": None,  # holds every hidden die: the template gets views only
         "rules": rules,

@@ -7,23 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 
-from rules.core import Rng, RulesError
+from rules.core import Rng
 from tabletop.scenes import access as base
-from tabletop.scenes.access import (
-    lock_roll,
-    membership,
-    require_open,
-    roll_data,
-)
+from tabletop.scenes.access import lock_roll, roll_data
 from tabletop.scenes.actions.spends import amend, pay, require_latest_roll
 from tabletop.scenes.commands import Command, Raw
 from tabletop.scenes.events import record_event
+from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.conductor import rolls as conductor_kinds
 
 
+# locks=False: the roll's row lock (lock_roll) serialises spends on it, and record_event takes
+# the scene row after it, in the order roll_reveal takes them (no deadlock with a reveal).
+@scene_action(system="conductor", what="Bennies", locks=False)
 def benny_spend(
     *, scene: Scene, actor: Any, seq: Any, die_index: Any = None, rng: Rng | None = None
 ) -> SceneEvent:
@@ -32,51 +30,45 @@ def benny_spend(
     Seed 002: "After seeing the roll's result, the PLAYER may supplement its result using
     BENNIES" (+1 to a standard roll; +1 to one chosen attack die, which explodes on reaching 6).
     """
-    membership(scene.campaign, actor)
-    require_open(scene)
-    with transaction.atomic():
-        # Spends are played in the open: a benny or plot point on a hidden roll would tell the
-        # table that it was close. The GM reveals the roll first.
-        roll = lock_roll(scene, seq, "Bennies")
-        data = roll_data(roll)
-        if data.get("roll_kind") not in conductor_kinds.BENNY_KINDS:
-            raise ValidationError("Bennies go on standard and attack rolls.")
-        character = roll.character
-        if character is None:
-            raise ValidationError("Only a character's roll takes bennies.")
-        if character.owner_id != actor.pk:
-            raise PermissionDenied("Only the character's player spends their bennies.")
-        require_latest_roll(roll)
-        if data.get("strike_back", {}).get("status") == "struck":
-            raise ValidationError("The foe has already struck back: this attack is over.")
-        try:
-            outcome = conductor_kinds.spend_benny(
-                data["roll_kind"], data["result"], die_index=die_index, rng=base.game_dice(rng)
-            )
-        except RulesError as exc:
-            raise ValidationError(str(exc)) from None
-        pay(character, "bennies", 1, "bennies")
-        die = None if die_index in (None, "") else int(die_index) + 1
-        text = f"+1 on die {die}" if die else "+1"
-        amend(roll, outcome, {"by": actor.get_username(), "text": f"benny {text}"})
-        strike = roll.public.get("strike_back")
-        if strike and strike.get("status") == "pending" and outcome.outcome == "success":
-            strike["status"] = "averted"
-            roll.save(update_fields=["public"])
-        return record_event(
-            scene=scene,
-            kind="benny",
-            actor=actor,
-            character=character,
-            parent=roll,
-            public={
-                "who": actor.get_username(),
-                "character": character.name,
-                "seq": roll.seq,
-                "die": die,
-                "summary": outcome.summary,
-            },
-        )
+    # Spends are played in the open: a benny or plot point on a hidden roll would tell the
+    # table that it was close. The GM reveals the roll first.
+    roll = lock_roll(scene, seq, "Bennies")
+    data = roll_data(roll)
+    if data.get("roll_kind") not in conductor_kinds.BENNY_KINDS:
+        raise ValidationError("Bennies go on standard and attack rolls.")
+    character = roll.character
+    if character is None:
+        raise ValidationError("Only a character's roll takes bennies.")
+    if character.owner_id != actor.pk:
+        raise PermissionDenied("Only the character's player spends their bennies.")
+    require_latest_roll(roll)
+    if data.get("strike_back", {}).get("status") == "struck":
+        raise ValidationError("The foe has already struck back: this attack is over.")
+    outcome = conductor_kinds.spend_benny(
+        data["roll_kind"], data["result"], die_index=die_index, rng=base.game_dice(rng)
+    )
+    pay(character, "bennies", 1, "bennies")
+    die = None if die_index in (None, "") else int(die_index) + 1
+    text = f"+1 on die {die}" if die else "+1"
+    amend(roll, outcome, {"by": actor.get_username(), "text": f"benny {text}"})
+    strike = roll.public.get("strike_back")
+    if strike and strike.get("status") == "pending" and outcome.outcome == "success":
+        strike["status"] = "averted"
+        roll.save(update_fields=["public"])
+    return record_event(
+        scene=scene,
+        kind="benny",
+        actor=actor,
+        character=character,
+        parent=roll,
+        public={
+            "who": actor.get_username(),
+            "character": character.name,
+            "seq": roll.seq,
+            "die": die,
+            "summary": outcome.summary,
+        },
+    )
 
 
 # --- commands ---

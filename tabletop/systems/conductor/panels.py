@@ -12,6 +12,7 @@ from typing import Any
 
 from rules import conductor
 from tabletop.characters.models import Character
+from tabletop.scenes.kit import procedure_state
 from tabletop.scenes.models import SceneEvent
 from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.rollkinds import percent
@@ -29,7 +30,7 @@ def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
             name: percent(p) for name, p in conductor.wilderness_roll_distribution().items()
         },
     }
-    raw = (scene.state or {}).get(STATE_KEY)
+    raw = procedure_state(scene, STATE_KEY)
     if raw is None:
         ctx.update(expedition=None, candidates=pcs)
         return ctx

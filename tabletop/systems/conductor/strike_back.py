@@ -19,7 +19,7 @@ from tabletop.scenes.access import lock_roll, roll_data
 from tabletop.scenes.actions.rolls import record_roll
 from tabletop.scenes.commands import Command, Raw
 from tabletop.scenes.kit import scene_action
-from tabletop.scenes.models import Audience, SceneEvent
+from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.rollkinds import RollOutcome
 
 
@@ -110,8 +110,9 @@ def strike_back(
     )
 
 
-@scene_action()
-def strike_back_accept(*, scene: Any, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
+# locks=False: the roll's row lock serialises answers to it (as with bennies, bennies.py).
+@scene_action(system="conductor", what="Strike-backs", locks=False)
+def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
     """The roller spends no (more) bennies on a missed attack: the foe strikes back now."""
     roll = lock_roll(scene, seq, "Strike-backs")
     strike = roll.public.get("strike_back") or {}

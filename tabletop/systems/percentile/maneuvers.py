@@ -1,41 +1,31 @@
 """percentile tracked maneuvers (seed 004): repeated attempts (-25 per failure), slumps and
 zones, the GM's secret perception rolls. State: the ``maneuvers`` panel's ``Scene.state``
-entry."""
+entry, read and written through the action kit (``tabletop.scenes.kit``), which also authorises
+each move, keeps it to percentile campaigns and runs it under the scene row's lock."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
 from rules import percentile
 from rules.core import Rng, lookup
 from tabletop.characters.models import Character
-from tabletop.scenes import access as base
-from tabletop.scenes.access import (
-    membership,
-    require_gm,
-    require_open,
-    require_player,
-)
+from tabletop.scenes import access as base  # base.game_dice: the dice a test may script
+from tabletop.scenes.access import require_player
 from tabletop.scenes.actions.rolls import record_roll
 from tabletop.scenes.commands import Command, Frame, Member, Parsed, Rolling
 from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import lock_scene, require_system, rules_say_no, store_state
+from tabletop.scenes.kit import scene_action, store_state
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.rollkinds import ROLL_KINDS
 from tabletop.systems.percentile import panels as percentile_state
 from tabletop.systems.percentile import rolls as percentile_kinds
 
+SYSTEM = "percentile"
+
 # --- percentile: tracked maneuvers, slumps and zones, the GM's perception rolls -----------------
-
-
-def _maneuvers(scene: Scene) -> dict[str, Any]:
-    state = percentile_state.state_of(scene)
-    state.setdefault("streaks", [])
-    state.setdefault("attempts", [])
-    return state
 
 
 def _tracking_event(scene: Scene, actor: Any, character: Character, lines: list[str]) -> SceneEvent:
@@ -48,6 +38,12 @@ def _tracking_event(scene: Scene, actor: Any, character: Character, lines: list[
     )
 
 
+def _in_campaign(scene: Scene, character: Character) -> None:
+    if character.campaign_id != scene.campaign_id:
+        raise ValidationError("That character is not in this campaign.")
+
+
+@scene_action(system=SYSTEM, what="Tracked maneuvers")
 def maneuver_track(
     *, scene: Scene, actor: Any, character: Character, data: dict[str, Any], rng: Rng | None = None
 ) -> SceneEvent:
@@ -61,9 +57,6 @@ def maneuver_track(
     so plot points may change it as any other; the tracker keeps the roll as first rolled and
     the GM corrects it from the panel if a change calls for it.
     """
-    require_system(scene, "percentile", "Tracked maneuvers")
-    membership(scene.campaign, actor)
-    require_open(scene)
     require_player(scene, actor, character)
     if not str(data.get("skill") or "").strip():
         raise ValidationError("Pick a skill from the sheet: slumps and zones go by skill.")
@@ -74,131 +67,112 @@ def maneuver_track(
     task = str(data.get("task") or "").strip() or skill
     if len(task) > 80:
         raise ValidationError("Keep the attempt's name under 80 characters.")
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state = _maneuvers(scene)
-        pid = str(character.pk)
-        streak = percentile_state.streak_for(state, pid, skill)
-        attempt = percentile_state.attempt_for(state, pid, task)
-        with rules_say_no():
-            result = percentile.roll(
-                **args,
-                retry_failures=attempt.failures,
-                condition=streak,
-                rng=base.game_dice(rng),
-                ruleset=ruleset,
-            )
-            streak_after, change = percentile.record_streak(streak, result, ruleset=ruleset)
-            attempt_after = percentile.record_attempt(attempt, result, ruleset=ruleset)
-        outcome = percentile_kinds.maneuver_outcome(result, skill=skill, column=column)
-        roll = record_roll(
-            scene=scene,
-            actor=actor,
-            character=character,
-            roll_kind="percentile",
-            label=f"{ROLL_KINDS['percentile'].label}, tracked",
-            outcome=outcome,
+    state = percentile_state.state_of(scene)
+    pid = str(character.pk)
+    streak = percentile_state.streak_for(state, pid, skill)
+    attempt = percentile_state.attempt_for(state, pid, task)
+    result = percentile.roll(
+        **args,
+        retry_failures=attempt.failures,
+        condition=streak,
+        rng=base.game_dice(rng),
+        ruleset=ruleset,
+    )
+    streak_after, change = percentile.record_streak(streak, result, ruleset=ruleset)
+    attempt_after = percentile.record_attempt(attempt, result, ruleset=ruleset)
+    outcome = percentile_kinds.maneuver_outcome(result, skill=skill, column=column)
+    roll = record_roll(
+        scene=scene,
+        actor=actor,
+        character=character,
+        roll_kind="percentile",
+        label=f"{ROLL_KINDS['percentile'].label}, tracked",
+        outcome=outcome,
+    )
+    lines = []
+    if change.changed:
+        lines.append(percentile_state.streak_line(character.name, skill, change.after, ruleset))
+    if result.succeeded:
+        if attempt.failures:
+            lines.append(f"“{attempt.task}” succeeds after {attempt.failures} failure(s).")
+        attempt_after = percentile.reset_attempt(attempt)  # done: a new try starts afresh
+    elif attempt_after.failures != attempt.failures:
+        penalty = attempt_after.penalty(ruleset=ruleset)
+        lines.append(
+            f"“{attempt.task}”: {attempt_after.failures} failure(s), {penalty} on the next try."
         )
-        lines = []
-        if change.changed:
-            lines.append(percentile_state.streak_line(character.name, skill, change.after, ruleset))
-        if result.succeeded:
-            if attempt.failures:
-                lines.append(f"“{attempt.task}” succeeds after {attempt.failures} failure(s).")
-            attempt_after = percentile.reset_attempt(attempt)  # done: a new try starts afresh
-        elif attempt_after.failures != attempt.failures:
-            penalty = attempt_after.penalty(ruleset=ruleset)
-            lines.append(
-                f"“{attempt.task}”: {attempt_after.failures} failure(s), {penalty} on the next try."
-            )
-        percentile_state.put_streak(state, character.name, streak_after, roll.seq)
-        percentile_state.put_attempt(state, character.name, skill, attempt_after)
-        store_state(scene, percentile_state.NAME, state)
-        if lines:
-            _tracking_event(scene, actor, character, lines)
-        return roll
+    percentile_state.put_streak(state, character.name, streak_after, roll.seq)
+    percentile_state.put_attempt(state, character.name, skill, attempt_after)
+    store_state(scene, percentile_state.NAME, state)
+    if lines:
+        _tracking_event(scene, actor, character, lines)
+    return roll
 
 
+@scene_action(gm=True, system=SYSTEM, what="Perception rolls")
 def perception_make(
     *, scene: Scene, actor: Any, character: Character, data: dict[str, Any], rng: Rng | None = None
 ) -> SceneEvent:
     """The GM's perception roll for a player's character (seed: "the GM will make a perception
     roll on his behalf"): GM-only from the start, committed to, revealable later. A slump or zone
     at that skill applies; the roll never changes it (that would tell the table the result)."""
-    require_system(scene, "percentile", "Perception rolls")
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    if character.campaign_id != scene.campaign_id:
-        raise ValidationError("That character is not in this campaign.")
+    _in_campaign(scene, character)
     kind = ROLL_KINDS["percentile_perception"]
     skill = str(data.get("skill") or "").strip() or percentile_kinds.PERCEPTIVITY
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        streak = percentile_state.streak_for(_maneuvers(scene), str(character.pk), skill)
-        with rules_say_no():
-            outcome = percentile_kinds.roll_perception(
-                data=data,
-                character=character,
-                ruleset=scene.campaign.effective_ruleset(),
-                rng=base.game_dice(rng),
-                condition=streak,
-            )
-        return record_roll(
-            scene=scene,
-            actor=actor,
-            character=character,
-            roll_kind=kind.name,
-            label=kind.label,
-            outcome=outcome,
-            mode="secret",
-        )
+    streak = percentile_state.streak_for(percentile_state.state_of(scene), str(character.pk), skill)
+    outcome = percentile_kinds.roll_perception(
+        data=data,
+        character=character,
+        ruleset=scene.campaign.effective_ruleset(),
+        rng=base.game_dice(rng),
+        condition=streak,
+    )
+    return record_roll(
+        scene=scene,
+        actor=actor,
+        character=character,
+        roll_kind=kind.name,
+        label=kind.label,
+        outcome=outcome,
+        mode="secret",
+    )
 
 
+@scene_action(gm=True, system=SYSTEM, what="Slumps and zones")
 def streak_set(
     *, scene: Scene, actor: Any, character: Character, skill: str, state: str
 ) -> SceneEvent:
     """The GM puts a character in a slump or the zone at a skill, or back to normal (a slump
     carried over from an earlier scene, or a plot point that changed the roll behind one)."""
-    require_system(scene, "percentile", "Slumps and zones")
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    if character.campaign_id != scene.campaign_id:
-        raise ValidationError("That character is not in this campaign.")
+    _in_campaign(scene, character)
     skill = str(skill or "").strip()
     if not skill or len(skill) > 80:
         raise ValidationError("Name the skill (under 80 characters).")
     ruleset = scene.campaign.effective_ruleset()
-    with rules_say_no():
-        wanted = lookup(state, percentile.STREAK_STATES, "streak state")
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        tracked = _maneuvers(scene)
-        before = percentile_state.streak_for(tracked, str(character.pk), skill)
-        if before.state == wanted:
-            raise ValidationError(f"{character.name} is already {wanted} at {before.skill}.")
-        new = percentile.SkillStreak(before.character, before.skill, wanted)
-        percentile_state.put_streak(tracked, character.name, new, None)
-        store_state(scene, percentile_state.NAME, tracked)
-        line = percentile_state.streak_line(character.name, new.skill, wanted, ruleset)
-        return _tracking_event(scene, actor, character, [f"GM: {line}"])
+    wanted = lookup(state, percentile.STREAK_STATES, "streak state")
+    tracked = percentile_state.state_of(scene)
+    before = percentile_state.streak_for(tracked, str(character.pk), skill)
+    if before.state == wanted:
+        raise ValidationError(f"{character.name} is already {wanted} at {before.skill}.")
+    new = percentile.SkillStreak(before.character, before.skill, wanted)
+    percentile_state.put_streak(tracked, character.name, new, None)
+    store_state(scene, percentile_state.NAME, tracked)
+    line = percentile_state.streak_line(character.name, new.skill, wanted, ruleset)
+    return _tracking_event(scene, actor, character, [f"GM: {line}"])
 
 
+@scene_action(gm=True, system=SYSTEM, what="Repeated attempts")
 def attempt_reset(*, scene: Scene, actor: Any, character: Character, task: str) -> SceneEvent:
     """The GM's reset: "You can start over with no penalty when you have new information ...
     or when you've trained in that skill since your last attempt"."""
-    require_system(scene, "percentile", "Repeated attempts")
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        tracked = _maneuvers(scene)
-        attempt = percentile_state.attempt_for(tracked, str(character.pk), str(task or ""))
-        if not attempt.failures:
-            raise ValidationError("That attempt has no failures to forget.")
-        percentile_state.put_attempt(tracked, character.name, "", percentile.reset_attempt(attempt))
-        store_state(scene, percentile_state.NAME, tracked)
-        line = f"GM: “{attempt.task}” starts over with no penalty."
-        return _tracking_event(scene, actor, character, [line])
+    tracked = percentile_state.state_of(scene)
+    attempt = percentile_state.attempt_for(tracked, str(character.pk), str(task or ""))
+    if not attempt.failures:
+        raise ValidationError("That attempt has no failures to forget.")
+    percentile_state.put_attempt(tracked, character.name, "", percentile.reset_attempt(attempt))
+    store_state(scene, percentile_state.NAME, tracked)
+    line = f"GM: “{attempt.task}” starts over with no penalty."
+    return _tracking_event(scene, actor, character, [line])
 
 
 # --- commands ---

@@ -21,6 +21,7 @@ from typing import Any
 
 from rules import percentile
 from tabletop.characters.models import Character
+from tabletop.scenes.kit import procedure_state
 from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.rollkinds import ROLL_KINDS
 
@@ -28,7 +29,11 @@ NAME = "maneuvers"
 
 
 def state_of(scene: Any) -> dict[str, Any]:
-    return dict((scene.state or {}).get(NAME) or {})
+    """The tracker's state (read through the kit, as every procedure's), both lists present."""
+    state = procedure_state(scene, NAME) or {}
+    state.setdefault("streaks", [])
+    state.setdefault("attempts", [])
+    return state
 
 
 def _same(a: str, b: str) -> bool:

@@ -1,6 +1,11 @@
 """Plot points (seed 004): change a roll just made (1 point: 6-95; 2 points: 1-100, open-ended)
 or a narrative use the GM approves; another player may cancel a spend by spending as much
-within the campaign's cancel window; once the window closes the spend is applied."""
+within the campaign's cancel window; once the window closes the spend is applied.
+
+The players' and the GM's moves go through the action kit (``tabletop.scenes.kit``:
+authorisation, the percentile guard, the transaction, the rules' refusals). They take no scene
+lock of their own: the roll or spend they change is locked row by row and ``pay`` is one
+conditional UPDATE. Settling a spend is the heartbeat's work, with no actor to authorise."""
 
 from __future__ import annotations
 
@@ -14,19 +19,12 @@ from django.utils import timezone
 from rules import percentile
 from rules.core import Rng, RulesError, lookup
 from tabletop.characters.models import Character
-from tabletop.scenes import access as base
-from tabletop.scenes.access import (
-    character_for_roll,
-    lock_roll,
-    membership,
-    require_gm,
-    require_open,
-    roll_data,
-    whole,
-)
+from tabletop.scenes import access as base  # base.game_dice: the dice a test may script
+from tabletop.scenes.access import character_for_roll, lock_roll, roll_data, whole
 from tabletop.scenes.actions.spends import amend, pay, require_latest_roll
 from tabletop.scenes.commands import Choice, Command, Parsed, Raw, Text
 from tabletop.scenes.events import record_event
+from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.percentile import rolls as percentile_kinds
 
@@ -36,14 +34,20 @@ from tabletop.systems.percentile import rolls as percentile_kinds
 #: denied (nothing paid) or cancelled (both sides paid: "once spent, are lost").
 SPEND_STATES = ("awaiting_gm", "open", "applied", "denied", "cancelled")
 CHANGE_USES = ("change_roll", "change_roll_open_ended")
+SYSTEM = "percentile"
+
+
+def _require_spender(actor: Any, character: Character) -> None:
+    """Seed: a player spends their own character's plot points (the GM has none to spend)."""
+    if character.owner_id != actor.pk:
+        raise PermissionDenied("Plot points are spent by the character's own player.")
 
 
 def _own_character(scene: Scene, actor: Any, character_id: Any) -> Character:
     character = character_for_roll(scene=scene, actor=actor, character_id=character_id)
     if character is None:
         raise ValidationError("Pick the character whose plot points you spend.")
-    if character.owner_id != actor.pk:
-        raise PermissionDenied("Plot points are spent by the character's own player.")
+    _require_spender(actor, character)
     return character
 
 
@@ -52,6 +56,7 @@ def _closes_at(scene: Scene) -> datetime:
     return timezone.now() + timedelta(seconds=seconds)
 
 
+@scene_action(system=SYSTEM, what="Plot points", locks=False)
 def plot_spend(
     *,
     scene: Scene,
@@ -68,18 +73,9 @@ def plot_spend(
     the others are paid now and open a window in which another player may cancel them by
     spending the same amount (``plot_spend_cancel``); ``plot_spend_settle`` then applies them.
     """
-    campaign = scene.campaign
-    membership(campaign, actor)
-    require_open(scene)
-    if campaign.system != "percentile":
-        raise ValidationError("Plot points belong to the percentile system.")
-    if character.owner_id != actor.pk:
-        raise PermissionDenied("Plot points are spent by the character's own player.")
-    uses = percentile.plot_point_uses(campaign.effective_ruleset())
-    try:
-        name = lookup(use, uses, "plot point use")
-    except RulesError as exc:
-        raise ValidationError(str(exc)) from None
+    _require_spender(actor, character)
+    uses = percentile.plot_point_uses(scene.campaign.effective_ruleset())
+    name = lookup(use, uses, "plot point use")
     spec = uses[name]
     note = (note or "").strip()
     if len(note) > 300:
@@ -99,33 +95,32 @@ def plot_spend(
         "note": note,
         "cost_set_by_gm": spec["gm_sets_cost"],
     }
-    with transaction.atomic():
-        roll = None
-        if name in CHANGE_USES:
-            roll = lock_roll(scene, seq, "Plot points")
-            _require_changeable(roll)
-            low, high = spec["values"]
-            value = whole(new_value, "The new roll")
-            if not low <= value <= high:
-                raise ValidationError(
-                    f"For {points} plot point{'s' if points > 1 else ''} the new roll must be "
-                    f"from {low} to {high}."
-                )
-            public.update(seq=roll.seq, new_value=value, roller=roll.public.get("roller", ""))
-        if spec["gm_approval"]:
-            public["status"] = "awaiting_gm"
-        else:
-            pay(character, "plot_points", points, "plot points")
-            public.update(status="open", closes_at=_closes_at(scene).isoformat())
-        event = record_event(
-            scene=scene, kind="plot_spend", actor=actor, character=character, public=public
-        )
-        if roll is not None:
-            roll.public["pending_change"] = event.seq
-            roll.save(update_fields=["public"])
-            event.public["refresh"] = [roll.seq]
-            event.save(update_fields=["public"])
-        return event
+    roll = None
+    if name in CHANGE_USES:
+        roll = lock_roll(scene, seq, "Plot points")
+        _require_changeable(roll)
+        low, high = spec["values"]
+        value = whole(new_value, "The new roll")
+        if not low <= value <= high:
+            raise ValidationError(
+                f"For {points} plot point{'s' if points > 1 else ''} the new roll must be "
+                f"from {low} to {high}."
+            )
+        public.update(seq=roll.seq, new_value=value, roller=roll.public.get("roller", ""))
+    if spec["gm_approval"]:
+        public["status"] = "awaiting_gm"
+    else:
+        pay(character, "plot_points", points, "plot points")
+        public.update(status="open", closes_at=_closes_at(scene).isoformat())
+    event = record_event(
+        scene=scene, kind="plot_spend", actor=actor, character=character, public=public
+    )
+    if roll is not None:
+        roll.public["pending_change"] = event.seq
+        roll.save(update_fields=["public"])
+        event.public["refresh"] = [roll.seq]
+        event.save(update_fields=["public"])
+    return event
 
 
 def _require_changeable(roll: SceneEvent) -> None:
@@ -154,90 +149,83 @@ def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
     return event
 
 
+@scene_action(gm=True, system=SYSTEM, what="Plot points", locks=False)
 def plot_spend_decide(
     *, scene: Scene, actor: Any, seq: Any, approve: bool, cost: Any = None
 ) -> SceneEvent:
     """The GM agrees to a narrative use (the points are paid now and the cancel window opens)
     or refuses it (nothing is paid). For uses whose cost the GM sets, ``cost`` sets it."""
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    with transaction.atomic():
-        spend = _lock_spend(scene, seq)
-        if spend.public.get("status") != "awaiting_gm":
-            raise ValidationError("That spend is not waiting for the GM.")
-        points = spend.public["points"]
-        if approve and cost not in (None, ""):
-            uses = percentile.plot_point_uses(scene.campaign.effective_ruleset())
-            spec = uses.get(spend.public["use"], {})
-            if not spec.get("gm_sets_cost"):
-                raise ValidationError("This use has a fixed cost.")
-            points = whole(cost, "How many plot points?")
-            if not spec["cost"] <= points <= 20:
-                raise ValidationError(f"Set a cost between {spec['cost']} and 20.")
-        if approve:
-            pay(spend.character, "plot_points", points, "plot points")
-            spend.public.update(
-                status="open", points=points, closes_at=_closes_at(scene).isoformat()
-            )
-        else:
-            spend.public["status"] = "denied"
-            _clear_pending_change(spend)
-        spend.save(update_fields=["public"])
-        return record_event(
-            scene=scene,
-            kind="plot_decision",
-            actor=actor,
-            parent=spend,
-            public={
-                "approved": bool(approve),
-                "points": points,
-                "who": spend.public["who"],
-                "use_text": spend.public["use_text"],
-                "spend_seq": spend.seq,
-            },
-        )
+    spend = _lock_spend(scene, seq)
+    if spend.public.get("status") != "awaiting_gm":
+        raise ValidationError("That spend is not waiting for the GM.")
+    points = spend.public["points"]
+    if approve and cost not in (None, ""):
+        uses = percentile.plot_point_uses(scene.campaign.effective_ruleset())
+        spec = uses.get(spend.public["use"], {})
+        if not spec.get("gm_sets_cost"):
+            raise ValidationError("This use has a fixed cost.")
+        points = whole(cost, "How many plot points?")
+        if not spec["cost"] <= points <= 20:
+            raise ValidationError(f"Set a cost between {spec['cost']} and 20.")
+    if approve:
+        pay(spend.character, "plot_points", points, "plot points")
+        spend.public.update(status="open", points=points, closes_at=_closes_at(scene).isoformat())
+    else:
+        spend.public["status"] = "denied"
+        _clear_pending_change(spend)
+    spend.save(update_fields=["public"])
+    return record_event(
+        scene=scene,
+        kind="plot_decision",
+        actor=actor,
+        parent=spend,
+        public={
+            "approved": bool(approve),
+            "points": points,
+            "who": spend.public["who"],
+            "use_text": spend.public["use_text"],
+            "spend_seq": spend.seq,
+        },
+    )
 
 
+@scene_action(system=SYSTEM, what="Plot points", locks=False)
 def plot_spend_cancel(
     *, scene: Scene, actor: Any, seq: Any, character: Character, now: datetime | None = None
 ) -> SceneEvent:
     """Seed: "cancel out someone else spending plot points by spending the same amount
     yourself". Both sides' points are gone; the cancelled use does not happen."""
-    membership(scene.campaign, actor)
-    require_open(scene)
-    if character.owner_id != actor.pk:
-        raise PermissionDenied("Plot points are spent by the character's own player.")
-    with transaction.atomic():
-        spend = _lock_spend(scene, seq)
-        if spend.actor_id == actor.pk:
-            raise ValidationError("You can't cancel your own spend.")
-        if spend.public.get("status") == "awaiting_gm":
-            raise ValidationError("Nothing is spent until the GM agrees: wait for the decision.")
-        if spend.public.get("status") != "open":
-            raise ValidationError("That spend can no longer be cancelled.")
-        if _window_closed(spend, now):
-            raise ValidationError("Too late: the window to cancel that spend has closed.")
-        points = spend.public["points"]
-        pay(character, "plot_points", points, "plot points")
-        spend.public.update(status="cancelled", cancelled_by=character.name)
-        spend.save(update_fields=["public"])
-        _clear_pending_change(spend)
-        return record_event(
-            scene=scene,
-            kind="plot_cancel",
-            actor=actor,
-            character=character,
-            parent=spend,
-            public={
-                "who": actor.get_username(),
-                "character": character.name,
-                "points": points,
-                "spender": spend.public["who"],
-                "use_text": spend.public["use_text"],
-                "spend_seq": spend.seq,
-                "refresh": [spend.public["seq"]] if spend.public.get("seq") else [],
-            },
-        )
+    _require_spender(actor, character)
+    spend = _lock_spend(scene, seq)
+    if spend.actor_id == actor.pk:
+        raise ValidationError("You can't cancel your own spend.")
+    if spend.public.get("status") == "awaiting_gm":
+        raise ValidationError("Nothing is spent until the GM agrees: wait for the decision.")
+    if spend.public.get("status") != "open":
+        raise ValidationError("That spend can no longer be cancelled.")
+    if _window_closed(spend, now):
+        raise ValidationError("Too late: the window to cancel that spend has closed.")
+    points = spend.public["points"]
+    pay(character, "plot_points", points, "plot points")
+    spend.public.update(status="cancelled", cancelled_by=character.name)
+    spend.save(update_fields=["public"])
+    _clear_pending_change(spend)
+    return record_event(
+        scene=scene,
+        kind="plot_cancel",
+        actor=actor,
+        character=character,
+        parent=spend,
+        public={
+            "who": actor.get_username(),
+            "character": character.name,
+            "points": points,
+            "spender": spend.public["who"],
+            "use_text": spend.public["use_text"],
+            "spend_seq": spend.seq,
+            "refresh": [spend.public["seq"]] if spend.public.get("seq") else [],
+        },
+    )
 
 
 def _window_closed(spend: SceneEvent, now: datetime | None) -> bool:
@@ -282,10 +270,18 @@ def plot_spend_settle(
                     rng=base.game_dice(rng),
                 )
             except RulesError as exc:  # the campaign's costs changed since: refund nothing
+                # Recorded, not raised: a raise would roll the denial back and every beat
+                # would try the same spend again.
                 spend.public.update(status="denied", reason=str(exc))
                 spend.save(update_fields=["public"])
                 _clear_pending_change(spend)
-                raise ValidationError(str(exc)) from None
+                return record_event(
+                    scene=scene,
+                    kind="plot_applied",
+                    actor=spend.actor,
+                    parent=spend,
+                    public={**public, "refused": str(exc), "refresh": [roll.seq]},
+                )
             roll.public.pop("pending_change", None)
             amend(
                 roll,

@@ -1,38 +1,31 @@
 """roll_and_keep opposed and extended actions (seed 001): directly and indirectly opposed
-contests, extended actions with a target and a per-round minimum. State: the ``contests``
-panel's ``Scene.state`` entry."""
+contests, extended actions with a target and a per-round minimum. Each is a ``@scene_action``
+(the kit authorises, guards the system, locks the scene). State: the ``contests`` panel's entry,
+read with ``panels.state_of`` and written with the kit's ``store_state``, only by these actions."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
 from rules import roll_and_keep as rak
 from rules.core import Rng, lookup
 from tabletop.characters.models import Character
 from tabletop.scenes import access as base
-from tabletop.scenes.access import (
-    campaign_character,
-    form_list,
-    membership,
-    require_gm,
-    require_open,
-    require_player,
-    sheet_int,
-    whole,
-)
+from tabletop.scenes.access import campaign_character, form_list, require_player, sheet_int, whole
 from tabletop.scenes.actions.rolls import record_roll
 from tabletop.scenes.commands import Command, Flag, Parsed, Raw
 from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import lock_scene, require_system, rules_say_no, store_state
+from tabletop.scenes.kit import scene_action, store_state
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.rollkinds import RollOutcome
 from tabletop.systems.roll_and_keep import panels as contest_panel
 
 # --- roll_and_keep: directly and indirectly opposed, extended ------------------------------------
 
+#: The system these moves belong to (the kit refuses them in a campaign of another).
+SLUG = "roll_and_keep"
 #: At most this many contests and extended actions stand on the panel at once.
 MAX_CONTESTS = 8
 
@@ -45,8 +38,7 @@ def _rak_sheet(
     raw = str(attribute or "").strip()
     if not raw:
         raise ValidationError(f"Pick {character.name}'s attribute.")
-    with rules_say_no():
-        attribute = lookup(raw[:60], ruleset["attributes"], "attribute")
+    attribute = lookup(raw[:60], ruleset["attributes"], "attribute")
     sheet = {str(k).casefold(): v for k, v in (character.attributes or {}).items()}
     value = sheet_int(sheet.get(attribute.casefold()))
     chosen: list[str] = []
@@ -74,14 +66,13 @@ def _rak_side(
 ) -> dict[str, Any]:
     """One rolling side's dice from the sheet: attribute + relevant specialities, K from mana."""
     attribute, value, chosen = _rak_sheet(character, attribute, specialities, ruleset)
-    with rules_say_no():
-        pool = rak.dice_pool(
-            attribute=attribute,
-            attribute_value=value,
-            mana=character.mana or {},
-            specialities=len(chosen),
-            ruleset=ruleset,
-        )
+    pool = rak.dice_pool(
+        attribute=attribute,
+        attribute_value=value,
+        mana=character.mana or {},
+        specialities=len(chosen),
+        ruleset=ruleset,
+    )
     if pool.rolled == 0:
         raise ValidationError(f"{character.name} has no dice for {attribute} (it is 0).")
     return {
@@ -100,22 +91,13 @@ def _rak_difficulty(raw: Any, ruleset: Any) -> tuple[str, int]:
     text = str(raw or "").strip()
     if not text:
         raise ValidationError("Pick a difficulty.")
-    with rules_say_no():
-        number = rak.difficulty_value(int(text) if text.isdigit() else text[:60], ruleset=ruleset)
+    number = rak.difficulty_value(int(text) if text.isdigit() else text[:60], ruleset=ruleset)
     names = [n for n, v in ruleset["difficulties"].items() if v == number]
     return (names[0] if names else str(number)), number
 
 
-def _contests(scene: Scene) -> dict[str, Any]:
-    state = contest_panel.state_of(scene)
-    state.setdefault("next", 1)
-    state.setdefault("next_secret", 1)
-    state.setdefault("items", [])
-    return state
-
-
 def _add_contest(scene: Scene, item: dict[str, Any]) -> dict[str, Any]:
-    state = _contests(scene)
+    state = contest_panel.state_of(scene)
     if len(state["items"]) >= MAX_CONTESTS:
         raise ValidationError(f"At most {MAX_CONTESTS} contests at once: clear a finished one.")
     # Secret contests count apart ("s1", "s2"): a gap in the players' numbers would tell them
@@ -135,6 +117,7 @@ def _describe(side: dict[str, Any]) -> str:
     return f"{side['name']} ({what}: roll {side['rolled']}, keep {side['kept']})"
 
 
+@scene_action(gm=True, system=SLUG, what="Opposed actions")
 def contest_direct_start(
     *,
     scene: Scene,
@@ -144,37 +127,33 @@ def contest_direct_start(
 ) -> SceneEvent:
     """Seed 001 "Directly opposed actions": "both characters roll their respective dice pools
     against a static difficulty determined by the GM"; each side rolls live."""
-    require_system(scene, "roll_and_keep", "Opposed actions")
-    require_gm(scene.campaign, actor)
-    require_open(scene)
     ruleset = scene.campaign.effective_ruleset()
     if len(sides) != 2 or sides[0][0].pk == sides[1][0].pk:
         raise ValidationError("A directly opposed action has two different characters.")
     built = [_rak_side(c, a, s, ruleset) for c, a, s in sides]
     name, number = _rak_difficulty(difficulty, ruleset)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        item = _add_contest(
-            scene,
-            {
-                "kind": "direct",
-                "difficulty": number,
-                "difficulty_name": name,
-                "sides": built,
-                "result": None,
-            },
-        )
-        return record_event(
-            scene=scene,
-            kind="contest",
-            actor=actor,
-            public={
-                "message": f"Directly opposed #{item['id']}: {_describe(built[0])} against "
-                f"{_describe(built[1])}, both at {name} ({number}).",
-            },
-        )
+    item = _add_contest(
+        scene,
+        {
+            "kind": "direct",
+            "difficulty": number,
+            "difficulty_name": name,
+            "sides": built,
+            "result": None,
+        },
+    )
+    return record_event(
+        scene=scene,
+        kind="contest",
+        actor=actor,
+        public={
+            "message": f"Directly opposed #{item['id']}: {_describe(built[0])} against "
+            f"{_describe(built[1])}, both at {name} ({number}).",
+        },
+    )
 
 
+@scene_action(gm=True, system=SLUG, what="Opposed actions")
 def contest_indirect_start(
     *,
     scene: Scene,
@@ -187,19 +166,15 @@ def contest_indirect_start(
     equal to the passive character's relevant attribute and related specialities". With
     ``secret`` the GM keeps it from the players: the set-up and the roll are GM-only, so the
     passive player learns neither the roll nor their own character's difficulty."""
-    require_system(scene, "roll_and_keep", "Opposed actions")
-    require_gm(scene.campaign, actor)
-    require_open(scene)
     ruleset = scene.campaign.effective_ruleset()
     if active[0].pk == passive[0].pk:
         raise ValidationError("The passive character must be someone else.")
     side = _rak_side(*active, ruleset)
     passive_character = passive[0]
     attribute, value, specialities = _rak_sheet(*passive, ruleset)
-    with rules_say_no():
-        difficulty = rak.indirect_difficulty(
-            passive_attribute_value=value, passive_specialities=len(specialities)
-        )
+    difficulty = rak.indirect_difficulty(
+        passive_attribute_value=value, passive_specialities=len(specialities)
+    )
     passive_side = {
         "character_id": passive_character.pk,
         "name": passive_character.name,
@@ -208,35 +183,34 @@ def contest_indirect_start(
         "specialities": specialities,
         "difficulty": difficulty,
     }
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        item = _add_contest(
-            scene,
-            {
-                "kind": "indirect",
-                "secret": bool(secret),
-                "difficulty": difficulty,
-                "sides": [side],
-                "passive": passive_side,
-                "result": None,
-            },
-        )
-        what = passive_side["attribute"]
-        if passive_side["specialities"]:
-            what += " + " + ", ".join(passive_side["specialities"])
-        message = (
-            f"Indirectly opposed #{item['id']}: {_describe(side)} against "
-            f"{passive_side['name']}'s {what}: difficulty {difficulty}."
-        )
-        return record_event(
-            scene=scene,
-            kind="contest",
-            actor=actor,
-            audience=Audience.GM_ONLY if secret else Audience.EVERYONE,
-            public={"message": message, "secret": bool(secret)},
-        )
+    item = _add_contest(
+        scene,
+        {
+            "kind": "indirect",
+            "secret": bool(secret),
+            "difficulty": difficulty,
+            "sides": [side],
+            "passive": passive_side,
+            "result": None,
+        },
+    )
+    what = passive_side["attribute"]
+    if passive_side["specialities"]:
+        what += " + " + ", ".join(passive_side["specialities"])
+    message = (
+        f"Indirectly opposed #{item['id']}: {_describe(side)} against "
+        f"{passive_side['name']}'s {what}: difficulty {difficulty}."
+    )
+    return record_event(
+        scene=scene,
+        kind="contest",
+        actor=actor,
+        audience=Audience.GM_ONLY if secret else Audience.EVERYONE,
+        public={"message": message, "secret": bool(secret)},
+    )
 
 
+@scene_action(gm=True, system=SLUG, what="Extended actions")
 def extended_start(
     *,
     scene: Scene,
@@ -251,9 +225,6 @@ def extended_start(
 ) -> SceneEvent:
     """Seed 001 "Complex and Extended Actions": rounds of rolling accumulate successes toward the
     GM's total, optionally with a per-round minimum (RULES-NOTES)."""
-    require_system(scene, "roll_and_keep", "Extended actions")
-    require_gm(scene.campaign, actor)
-    require_open(scene)
     ruleset = scene.campaign.effective_ruleset()
     side = _rak_side(character, attribute, specialities, ruleset)
     name, number = _rak_difficulty(difficulty, ruleset)
@@ -264,31 +235,28 @@ def extended_start(
     per_round = None if minimum in (None, "", 0, "0") else whole(minimum, "Per-round minimum")
     if not 1 <= needed <= 99 or (per_round is not None and not 0 <= per_round <= 30):
         raise ValidationError("Ask for 1 to 99 successes, and at most 30 in each round.")
-    with rules_say_no():
-        action = rak.ExtendedAction(target=needed, minimum=per_round)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        item = _add_contest(
-            scene,
-            {
-                "kind": "extended",
-                "task": task,
-                "difficulty": number,
-                "difficulty_name": name,
-                "sides": [side],
-                "action": action.to_dict(),
-            },
-        )
-        rounds = f", at least {per_round} each round" if per_round else ""
-        return record_event(
-            scene=scene,
-            kind="contest",
-            actor=actor,
-            public={
-                "message": f"Extended action #{item['id']} “{task}”: {_describe(side)} at "
-                f"{name} ({number}) needs {needed} successes{rounds}.",
-            },
-        )
+    action = rak.ExtendedAction(target=needed, minimum=per_round)
+    item = _add_contest(
+        scene,
+        {
+            "kind": "extended",
+            "task": task,
+            "difficulty": number,
+            "difficulty_name": name,
+            "sides": [side],
+            "action": action.to_dict(),
+        },
+    )
+    rounds = f", at least {per_round} each round" if per_round else ""
+    return record_event(
+        scene=scene,
+        kind="contest",
+        actor=actor,
+        public={
+            "message": f"Extended action #{item['id']} “{task}”: {_describe(side)} at "
+            f"{name} ({number}) needs {needed} successes{rounds}.",
+        },
+    )
 
 
 def _find_contest(state: dict[str, Any], contest_id: Any) -> dict[str, Any]:
@@ -324,153 +292,144 @@ def _settle_direct(item: dict[str, Any], ruleset: Any) -> rak.DirectContest:
     return rak.resolve_directly_opposed(own=own, opponent=opponent)
 
 
+@scene_action(system=SLUG, what="Opposed actions")
 def contest_roll(
     *, scene: Scene, actor: Any, contest_id: Any, side: Any = 0, rng: Rng | None = None
 ) -> SceneEvent:
     """A side of a contest rolls (its player or the GM; a secret contest only the GM), or the
     next round of an extended action. The second roll of a directly opposed action settles it:
     net successes, the winner and the margin (a tie keeps the status quo)."""
-    require_system(scene, "roll_and_keep", "Opposed actions")
-    membership(scene.campaign, actor)
-    require_open(scene)
     ruleset = scene.campaign.effective_ruleset()
-    is_gm = scene.campaign.gm_id == actor.pk
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state = _contests(scene)
-        item = _find_contest(state, contest_id)
-        if item.get("secret") and not is_gm:
-            raise ValidationError("There is no such contest here.")  # don't confirm it exists
-        index = whole(side, "Which side?")
-        if not 0 <= index < len(item["sides"]):
-            raise ValidationError("There is no such side.")
-        rolling = item["sides"][index]
-        character = Character.objects.filter(
-            pk=rolling["character_id"], campaign=scene.campaign
-        ).first()
-        if character is None:
-            raise ValidationError("That character is no longer in this campaign.")
-        require_player(scene, actor, character)
-        if item["kind"] != "extended" and rolling["roll"] is not None:
-            raise ValidationError(f"{rolling['name']} has already rolled.")
-        with rules_say_no():
-            if item["kind"] == "extended":
-                action = rak.ExtendedAction.from_dict(item["action"])
-                if action.finished:
-                    raise ValidationError(f"This action has already {action.status.value}.")
-            pool = {
-                "attribute_value": rolling["attribute_value"],
-                "specialities": len(rolling["specialities"]),
-                "kept": rolling["kept"],
-                "rng": base.game_dice(rng),
-                "ruleset": ruleset,
-            }
-            if item["kind"] == "indirect":
-                # The passive sheet's number as it is: over 10 no die can meet it.
-                result = rak.roll_indirectly_opposed(
-                    **pool,
-                    passive_attribute_value=item["passive"]["attribute_value"],
-                    passive_specialities=len(item["passive"]["specialities"]),
-                )
-            else:
-                result = rak.roll(**pool, difficulty=item["difficulty"])
-        difficulty_name = item.get("difficulty_name") or str(item["difficulty"])
-        detail = _rak_detail(result, rolling, difficulty_name)
-        rolling["roll"] = {
-            "successes": result.successes,
-            "botch": result.botch,
-            "faces": [d.rolled for d in result.dice],
-        }
-        contest: dict[str, Any] = {"id": item["id"], "kind": item["kind"]}
-        if item["kind"] == "direct":
-            contest["side"] = rolling["name"]
-            if all(s["roll"] is not None for s in item["sides"]):
-                settled = _settle_direct(item, ruleset)
-                first, second = item["sides"]
-                winner = {rak.OWN: first["name"], rak.OPPONENT: second["name"]}.get(settled.winner)
-                item["result"] = {"net": settled.margin, "winner": winner}
-                contest.update(
-                    settled=True,
-                    line=f"{first['name']} {settled.own.successes} − {second['name']} "
-                    f"{settled.opponent.successes}",
-                    winner=winner,
-                    margin=settled.margin,
-                )
-        elif item["kind"] == "indirect":
-            item["result"] = {"successes": result.successes, "botch": result.botch}
-            contest["passive"] = item["passive"]["name"]
-        else:
-            action = action.add_round(result)
-            item["action"] = action.to_dict()
+    state = contest_panel.state_of(scene)
+    item = _find_contest(state, contest_id)
+    if item.get("secret") and scene.campaign.gm_id != actor.pk:
+        raise ValidationError("There is no such contest here.")  # don't confirm it exists
+    index = whole(side, "Which side?")
+    if not 0 <= index < len(item["sides"]):
+        raise ValidationError("There is no such side.")
+    rolling = item["sides"][index]
+    character = Character.objects.filter(
+        pk=rolling["character_id"], campaign=scene.campaign
+    ).first()
+    if character is None:
+        raise ValidationError("That character is no longer in this campaign.")
+    require_player(scene, actor, character)
+    if item["kind"] != "extended" and rolling["roll"] is not None:
+        raise ValidationError(f"{rolling['name']} has already rolled.")
+    if item["kind"] == "extended":
+        action = rak.ExtendedAction.from_dict(item["action"])
+        if action.finished:
+            raise ValidationError(f"This action has already {action.status.value}.")
+    pool = {
+        "attribute_value": rolling["attribute_value"],
+        "specialities": len(rolling["specialities"]),
+        "kept": rolling["kept"],
+        "rng": base.game_dice(rng),
+        "ruleset": ruleset,
+    }
+    if item["kind"] == "indirect":
+        # The passive sheet's number as it is: over 10 no die can meet it.
+        result = rak.roll_indirectly_opposed(
+            **pool,
+            passive_attribute_value=item["passive"]["attribute_value"],
+            passive_specialities=len(item["passive"]["specialities"]),
+        )
+    else:
+        result = rak.roll(**pool, difficulty=item["difficulty"])
+    difficulty_name = item.get("difficulty_name") or str(item["difficulty"])
+    detail = _rak_detail(result, rolling, difficulty_name)
+    rolling["roll"] = {
+        "successes": result.successes,
+        "botch": result.botch,
+        "faces": [d.rolled for d in result.dice],
+    }
+    contest: dict[str, Any] = {"id": item["id"], "kind": item["kind"]}
+    if item["kind"] == "direct":
+        contest["side"] = rolling["name"]
+        if all(s["roll"] is not None for s in item["sides"]):
+            settled = _settle_direct(item, ruleset)
+            first, second = item["sides"]
+            winner = {rak.OWN: first["name"], rak.OPPONENT: second["name"]}.get(settled.winner)
+            item["result"] = {"net": settled.margin, "winner": winner}
             contest.update(
-                task=item["task"],
-                accumulated=action.accumulated,
-                target=action.target,
-                round=len(action.rounds),
-                status=action.status.value,
+                settled=True,
+                line=f"{first['name']} {settled.own.successes} − {second['name']} "
+                f"{settled.opponent.successes}",
+                winner=winner,
+                margin=settled.margin,
             )
-        detail["contest"] = contest
-        store_state(scene, contest_panel.NAME, state)
-        title = f"#{item['id']} {_describe(rolling)} vs {difficulty_name} ({item['difficulty']})"
-        if item["kind"] == "indirect":
-            title = (
-                f"#{item['id']} {_describe(rolling)} vs {item['passive']['name']}: "
-                f"difficulty {item['difficulty']}"
-            )
-        summary = f"{result.successes} success{'es' if result.successes != 1 else ''}"
-        if result.botch:
-            summary = "Botch!"
-        elif result.successes:
-            summary += f": {result.degree}"
-        if contest.get("settled"):
-            summary += (
-                f" — {contest['winner']} wins by {contest['margin']}"
-                if contest["winner"]
-                else " — a tie: the status quo holds"
-            )
-        if item["kind"] == "extended":
-            summary += f" — {contest['accumulated']} / {contest['target']}"
-            if contest["status"] != "in_progress":
-                summary += f", {contest['status']}"
-        outcome = RollOutcome(
-            title=title,
-            summary=summary,
-            detail=detail,
-            outcome="botch" if result.botch else "success" if result.successes else "failure",
+    elif item["kind"] == "indirect":
+        item["result"] = {"successes": result.successes, "botch": result.botch}
+        contest["passive"] = item["passive"]["name"]
+    else:
+        action = action.add_round(result)
+        item["action"] = action.to_dict()
+        contest.update(
+            task=item["task"],
+            accumulated=action.accumulated,
+            target=action.target,
+            round=len(action.rounds),
+            status=action.status.value,
         )
-        labels = {
-            "direct": "Directly opposed",
-            "indirect": "Indirectly opposed",
-            "extended": f"Extended: {item.get('task', '')}",
-        }
-        return record_roll(
-            scene=scene,
-            actor=actor,
-            character=character,
-            roll_kind="rak_contest",
-            label=labels[item["kind"]],
-            outcome=outcome,
-            mode="secret" if item.get("secret") else "public",
+    detail["contest"] = contest
+    store_state(scene, contest_panel.NAME, state)
+    title = f"#{item['id']} {_describe(rolling)} vs {difficulty_name} ({item['difficulty']})"
+    if item["kind"] == "indirect":
+        title = (
+            f"#{item['id']} {_describe(rolling)} vs {item['passive']['name']}: "
+            f"difficulty {item['difficulty']}"
         )
+    summary = f"{result.successes} success{'es' if result.successes != 1 else ''}"
+    if result.botch:
+        summary = "Botch!"
+    elif result.successes:
+        summary += f": {result.degree}"
+    if contest.get("settled"):
+        summary += (
+            f" — {contest['winner']} wins by {contest['margin']}"
+            if contest["winner"]
+            else " — a tie: the status quo holds"
+        )
+    if item["kind"] == "extended":
+        summary += f" — {contest['accumulated']} / {contest['target']}"
+        if contest["status"] != "in_progress":
+            summary += f", {contest['status']}"
+    outcome = RollOutcome(
+        title=title,
+        summary=summary,
+        detail=detail,
+        outcome="botch" if result.botch else "success" if result.successes else "failure",
+    )
+    labels = {
+        "direct": "Directly opposed",
+        "indirect": "Indirectly opposed",
+        "extended": f"Extended: {item.get('task', '')}",
+    }
+    return record_roll(
+        scene=scene,
+        actor=actor,
+        character=character,
+        roll_kind="rak_contest",
+        label=labels[item["kind"]],
+        outcome=outcome,
+        mode="secret" if item.get("secret") else "public",
+    )
 
 
+@scene_action(gm=True, system=SLUG, what="Opposed actions")
 def contest_clear(*, scene: Scene, actor: Any, contest_id: Any) -> SceneEvent:
     """The GM takes a contest off the panel (finished or abandoned)."""
-    require_gm(scene.campaign, actor)
-    require_open(scene)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state = _contests(scene)
-        item = _find_contest(state, contest_id)
-        state["items"] = [i for i in state["items"] if i["id"] != item["id"]]
-        store_state(scene, contest_panel.NAME, state)
-        return record_event(
-            scene=scene,
-            kind="contest",
-            actor=actor,
-            audience=Audience.GM_ONLY if item.get("secret") else Audience.EVERYONE,
-            public={"message": f"#{item['id']} is cleared."},
-        )
+    state = contest_panel.state_of(scene)
+    item = _find_contest(state, contest_id)
+    state["items"] = [i for i in state["items"] if i["id"] != item["id"]]
+    store_state(scene, contest_panel.NAME, state)
+    return record_event(
+        scene=scene,
+        kind="contest",
+        actor=actor,
+        audience=Audience.GM_ONLY if item.get("secret") else Audience.EVERYONE,
+        public={"message": f"#{item['id']} is cleared."},
+    )
 
 
 # --- commands ---

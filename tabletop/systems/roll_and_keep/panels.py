@@ -1,7 +1,8 @@
 """The contests panel (roll_and_keep): directly and indirectly opposed actions and extended
 actions, each side rolled live by its player (or the GM).
 
-State: ``Scene.state["contests"] = {"next": id, "items": [item]}``; an item is
+State: ``Scene.state["contests"] = {"next": id, "next_secret": id, "items": [item]}`` (read
+and written through the action kit's ``procedure_state`` and ``store_state``); an item is
 ``{"id", "kind": "direct" | "indirect" | "extended", "difficulty", "sides": [side], ...}`` where
 a side is the character's dice fixed when the GM set it up (``character_id``, ``name``,
 ``attribute``, ``attribute_value``, ``specialities``, ``rolled``, ``kept``, ``roll``).
@@ -19,6 +20,7 @@ from typing import Any
 
 from rules import roll_and_keep as rak
 from tabletop.characters.models import Character
+from tabletop.scenes.kit import procedure_state
 from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.rollkinds import percent
 
@@ -26,7 +28,13 @@ NAME = "contests"
 
 
 def state_of(scene: Any) -> dict[str, Any]:
-    return dict((scene.state or {}).get(NAME) or {})
+    """The panel's state (read through the kit, as every procedure's), with its counters: a new
+    panel's first contest is #1, its first secret one #s1."""
+    state = procedure_state(scene, NAME) or {}
+    state.setdefault("next", 1)
+    state.setdefault("next_secret", 1)
+    state.setdefault("items", [])
+    return state
 
 
 def _odds(item: dict[str, Any], ruleset: Any) -> str:

@@ -1,5 +1,9 @@
 """two_dice checks on the turn tracker (seed 003): a character declares a check, others may
-hinder or resist it in the reaction window, then it rolls with every penalty stacked."""
+hinder or resist it in the reaction window, then it rolls with every penalty stacked.
+
+Each move is a ``@scene_action`` (the kit authorises, guards the system, locks the scene); the
+window closing by itself (``check_resolve`` with no actor, from ``resolve_due``) locks the scene
+on its own. State: the ``turns`` panel's entry (its ``pending`` check), through the kit."""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.utils import timezone
 
 from rules import two_dice
@@ -17,18 +20,12 @@ from rules.core import Rng
 from rules.turns import TurnTracker
 from tabletop.characters.models import Character
 from tabletop.scenes import access as base
-from tabletop.scenes.access import (
-    membership,
-    require_open,
-    require_player,
-    sheet_int,
-    whole,
-)
+from tabletop.scenes.access import require_open, require_player, sheet_int, whole
 from tabletop.scenes.actions.rolls import record_roll
-from tabletop.scenes.actions.turns import _started, _tracker_state, close_pending
+from tabletop.scenes.actions.turns import close_pending, require_started, turns_state
 from tabletop.scenes.commands import Command, Members, Parsed, Raw, Rolling
 from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import lock_scene, require_system, rules_say_no, store_state
+from tabletop.scenes.kit import procedure_state, scene_action, scene_locked, store_state
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
 from tabletop.scenes.rollkinds import RollOutcome
@@ -39,24 +36,29 @@ from tabletop.systems.two_dice.rolls import OTHER_PENALTY
 
 # --- two_dice: a check others may hinder or resist ----------------------------------------------
 
+#: The system these moves belong to (the kit refuses them in a campaign of another).
+SLUG = "two_dice"
+#: The moves as that refusal names them.
+WHAT = "Hinder and resist"
+
 
 def _two_dice_sheet(
     character: Character, *, attribute: Any, resource: Any, ruleset: Any
 ) -> tuple[str, int, str, int]:
-    with rules_say_no():
-        attribute, resource = two_dice.check_pairing(
-            attribute=str(attribute or "")[:60], resource=str(resource or "")[:60], ruleset=ruleset
-        )
+    attribute, resource = two_dice.check_pairing(
+        attribute=str(attribute or "")[:60], resource=str(resource or "")[:60], ruleset=ruleset
+    )
     value = sheet_int((character.attributes or {}).get(attribute))
     points = (character.resources or {}).get(resource)
     available = sheet_int(points.get("current") if isinstance(points, dict) else 0)
     return attribute, value, resource, max(available, 0)
 
 
-def _closes_at(seconds: float, now: datetime | None) -> datetime:
-    return (now or timezone.now()) + timedelta(seconds=seconds)
+def _window_closed(pending: dict[str, Any], now: datetime | None) -> bool:
+    return (now or timezone.now()) >= datetime.fromisoformat(pending["closes_at"])
 
 
+@scene_action(system=SLUG, what=WHAT)
 def check_declare(
     *,
     scene: Scene,
@@ -75,9 +77,6 @@ def check_declare(
     something". The check is declared now (its cost and dice fixed), the table has
     ``REACTION_SECONDS`` to hinder or resist it, then it rolls with every penalty stacked.
     """
-    require_system(scene, "two_dice", "Hinder and resist")
-    membership(scene.campaign, actor)
-    require_open(scene)
     require_player(scene, actor, character)
     ruleset = scene.campaign.effective_ruleset()
     attribute, value, resource, available = _two_dice_sheet(
@@ -87,65 +86,62 @@ def check_declare(
     if not 0 <= extra <= two_dice.MAX_NUMBER:
         raise ValidationError(f"The extra penalty must be between 0 and {two_dice.MAX_NUMBER}.")
     targets = list(targets)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        _started(tracker)
-        if state.get("pending"):
-            raise ValidationError("Another check is waiting for reactions: it rolls first.")
-        pid = turns_panel.participant_id(character)
-        target_ids = [turns_panel.participant_id(t) for t in targets]
-        with rules_say_no():
-            for target in target_ids:
-                tracker.participant(target)
-            if pid in target_ids:
-                raise ValidationError(f"{character.name} cannot target their own check.")
-            tracker, _ = tracker.take_action(pid)
-            action = two_dice.declare_action(
-                actor=pid,
-                targets=target_ids,
-                attribute=attribute,
-                attribute_value=value,
-                difficulty=str(difficulty or "")[:60],
-                resource=resource,
-                resource_available=available,
-                penalties=[(OTHER_PENALTY, extra)] if extra else [],
-                ruleset=ruleset,
-            )
-        closes = _closes_at(two_dice_panel.REACTION_SECONDS, now)
-        payment = action.payment
-        event = record_event(
-            scene=scene,
-            kind="check_declared",
-            actor=actor,
-            character=character,
-            public={
-                "who": actor.get_username(),
-                "character": character.name,
-                "attribute": attribute,
-                "attribute_value": value,
-                "difficulty": action.difficulty,
-                "resource": resource,
-                "cost": payment.cost,
-                "unpaid": payment.unpaid,
-                "penalty": extra,
-                "targets": [t.name for t in targets],
-                "closes_at": closes.isoformat(),
-                "status": "pending",
-            },
-        )
-        state.update(
-            tracker=tracker.to_dict(),
-            pending={
-                "seq": event.seq,
-                "character_id": character.pk,
-                "closes_at": closes.isoformat(),
-                "involved": [pid, *target_ids],  # they may not leave the tracker meanwhile
-                "action": action.to_dict(),
-            },
-        )
-        store_state(scene, turns_panel.NAME, state)
-        return event
+    state, tracker = turns_state(scene)
+    require_started(tracker)
+    if state.get("pending"):
+        raise ValidationError("Another check is waiting for reactions: it rolls first.")
+    pid = turns_panel.participant_id(character)
+    target_ids = [turns_panel.participant_id(t) for t in targets]
+    for target in target_ids:
+        tracker.participant(target)
+    if pid in target_ids:
+        raise ValidationError(f"{character.name} cannot target their own check.")
+    tracker, _ = tracker.take_action(pid)
+    action = two_dice.declare_action(
+        actor=pid,
+        targets=target_ids,
+        attribute=attribute,
+        attribute_value=value,
+        difficulty=str(difficulty or "")[:60],
+        resource=resource,
+        resource_available=available,
+        penalties=[(OTHER_PENALTY, extra)] if extra else [],
+        ruleset=ruleset,
+    )
+    closes = (now or timezone.now()) + timedelta(seconds=two_dice_panel.REACTION_SECONDS)
+    payment = action.payment
+    event = record_event(
+        scene=scene,
+        kind="check_declared",
+        actor=actor,
+        character=character,
+        public={
+            "who": actor.get_username(),
+            "character": character.name,
+            "attribute": attribute,
+            "attribute_value": value,
+            "difficulty": action.difficulty,
+            "resource": resource,
+            "cost": payment.cost,
+            "unpaid": payment.unpaid,
+            "penalty": extra,
+            "targets": [t.name for t in targets],
+            "closes_at": closes.isoformat(),
+            "status": "pending",
+        },
+    )
+    state.update(
+        tracker=tracker.to_dict(),
+        pending={
+            "seq": event.seq,
+            "character_id": character.pk,
+            "closes_at": closes.isoformat(),
+            "involved": [pid, *target_ids],  # they may not leave the tracker meanwhile
+            "action": action.to_dict(),
+        },
+    )
+    store_state(scene, turns_panel.NAME, state)
+    return event
 
 
 def _names_by_id(tracker: TurnTracker) -> dict[str, str]:
@@ -165,6 +161,7 @@ def _check_detail(result: two_dice.CheckResult, names: dict[str, str]) -> dict[s
     return detail
 
 
+@scene_action(system=SLUG, what=WHAT)
 def check_react(
     *,
     scene: Scene,
@@ -182,9 +179,6 @@ def check_react(
     and apply the result as a penalty ... against all targets"; a successful resist's die counts
     "against only the resisting character". Penalties stack. The reaction is spent either way.
     """
-    require_system(scene, "two_dice", "Hinder and resist")
-    membership(scene.campaign, actor)
-    require_open(scene)
     require_player(scene, actor, character)
     if opposition not in (two_dice.HINDER, two_dice.RESIST):
         raise ValidationError("Hinder or resist?")
@@ -192,71 +186,68 @@ def check_react(
     attribute, value, resource, available = _two_dice_sheet(
         character, attribute=attribute, resource=resource, ruleset=ruleset
     )
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        pending = pending_of(state)
-        if pending is None:
-            raise ValidationError("There is no check waiting for reactions.")
-        pid = turns_panel.participant_id(character)
-        rng = base.game_dice(rng)
-        with rules_say_no():
-            if pid == pending.actor:
-                raise ValidationError(f"{character.name} cannot {opposition} their own check.")
-            if any(o.reactor == pid for o in pending.oppositions):
-                raise ValidationError(f"{character.name} has already reacted to this check.")
-            if opposition == two_dice.RESIST and pid not in pending.targets:
-                raise ValidationError(
-                    f"{character.name} is not a target of this check: only targets resist "
-                    "(a resist protects only the resister). Hinder it instead."
-                )
-            tracker, _ = tracker.use_reaction(pid)
-            reaction = two_dice.check(
-                attribute=attribute,
-                attribute_value=value,
-                difficulty=str(difficulty or "")[:60],
-                resource=resource,
-                resource_available=available,
-                rng=rng,
-                ruleset=ruleset,
-            )
-            oppose = pending.add_hinder if opposition == two_dice.HINDER else pending.add_resist
-            pending, opposed = oppose(pid, reaction, rng=rng)
-        state["tracker"] = tracker.to_dict()
-        state["pending"] = {**state["pending"], "action": pending.to_dict()}
-        store_state(scene, turns_panel.NAME, state)
-        names = _names_by_id(tracker)
-        against = names.get(pending.actor, pending.actor)
-        verb = "hinders" if opposition == two_dice.HINDER else "resists"
-        detail = {
-            "check": _check_detail(reaction, names),
-            "opposition": opposition,
-            "against": against,
-            "penalty": opposed.penalty.to_dict() if opposed.penalty else None,
-            "declared": state["pending"]["seq"],
-        }
-        if opposed.penalty:
-            whom = "every target" if opposition == two_dice.HINDER else character.name
-            effect = f"−{opposed.penalty.amount} on {against}'s check against {whom}"
-        else:
-            effect = "no penalty"
-        outcome = RollOutcome(
-            title=f"{character.name} {verb} {against}'s check: {attribute} {value:+d} · "
-            f"{reaction.difficulty}",
-            summary=f"{TWO_DICE_BANDS[reaction.band]} ({reaction.total}): {effect}",
-            detail=detail,
-            outcome=reaction.band,
+    state, tracker = turns_state(scene)
+    pending = pending_of(state)
+    if pending is None:
+        raise ValidationError("There is no check waiting for reactions.")
+    pid = turns_panel.participant_id(character)
+    rng = base.game_dice(rng)
+    if pid == pending.actor:
+        raise ValidationError(f"{character.name} cannot {opposition} their own check.")
+    if any(o.reactor == pid for o in pending.oppositions):
+        raise ValidationError(f"{character.name} has already reacted to this check.")
+    if opposition == two_dice.RESIST and pid not in pending.targets:
+        raise ValidationError(
+            f"{character.name} is not a target of this check: only targets resist "
+            "(a resist protects only the resister). Hinder it instead."
         )
-        declared = SceneEvent.objects.filter(scene=scene, seq=detail["declared"]).first()
-        return record_roll(
-            scene=scene,
-            actor=actor,
-            character=character,
-            roll_kind="two_dice_reaction",
-            label="Hinder" if opposition == two_dice.HINDER else "Resist",
-            outcome=outcome,
-            parent=declared,
-        )
+    tracker, _ = tracker.use_reaction(pid)
+    reaction = two_dice.check(
+        attribute=attribute,
+        attribute_value=value,
+        difficulty=str(difficulty or "")[:60],
+        resource=resource,
+        resource_available=available,
+        rng=rng,
+        ruleset=ruleset,
+    )
+    oppose = pending.add_hinder if opposition == two_dice.HINDER else pending.add_resist
+    pending, opposed = oppose(pid, reaction, rng=rng)
+    state["tracker"] = tracker.to_dict()
+    state["pending"] = {**state["pending"], "action": pending.to_dict()}
+    store_state(scene, turns_panel.NAME, state)
+    names = _names_by_id(tracker)
+    against = names.get(pending.actor, pending.actor)
+    verb = "hinders" if opposition == two_dice.HINDER else "resists"
+    detail = {
+        "check": _check_detail(reaction, names),
+        "opposition": opposition,
+        "against": against,
+        "penalty": opposed.penalty.to_dict() if opposed.penalty else None,
+        "declared": state["pending"]["seq"],
+    }
+    if opposed.penalty:
+        whom = "every target" if opposition == two_dice.HINDER else character.name
+        effect = f"−{opposed.penalty.amount} on {against}'s check against {whom}"
+    else:
+        effect = "no penalty"
+    outcome = RollOutcome(
+        title=f"{character.name} {verb} {against}'s check: {attribute} {value:+d} · "
+        f"{reaction.difficulty}",
+        summary=f"{TWO_DICE_BANDS[reaction.band]} ({reaction.total}): {effect}",
+        detail=detail,
+        outcome=reaction.band,
+    )
+    declared = SceneEvent.objects.filter(scene=scene, seq=detail["declared"]).first()
+    return record_roll(
+        scene=scene,
+        actor=actor,
+        character=character,
+        roll_kind="two_dice_reaction",
+        label="Hinder" if opposition == two_dice.HINDER else "Resist",
+        outcome=outcome,
+        parent=declared,
+    )
 
 
 def check_resolve(
@@ -274,87 +265,109 @@ def check_resolve(
     check ``seq`` is still pending and due).
     """
     if actor is not None:
-        membership(scene.campaign, actor)
+        return _rolled_by(scene=scene, actor=actor, seq=seq, now=now, rng=rng)
+    # No one acts, so no one is authorised: the kit can't wrap this; it locks the scene itself.
     require_open(scene)
-    with transaction.atomic():
-        scene = lock_scene(scene)
-        state, tracker = _tracker_state(scene)
-        raw = state.get("pending")
-        if raw is None or (seq not in (None, "") and raw["seq"] != whole(seq, "Which check?")):
-            if actor is None:
-                return None
-            raise ValidationError("That check is not waiting any more.")
-        closed = (now or timezone.now()) >= datetime.fromisoformat(raw["closes_at"])
-        is_gm = actor is not None and scene.campaign.gm_id == actor.pk
-        if actor is None and not closed:
-            return None
-        if actor is not None and not is_gm:
-            character = Character.objects.filter(pk=raw["character_id"]).first()
-            if character is None or character.owner_id != actor.pk:
-                raise PermissionDenied("Only the acting player or the GM rolls this check.")
-            if not closed:
-                raise ValidationError(
-                    "The others may still react: the check rolls when the "
-                    "reaction window closes (or when the GM rolls it)."
-                )
-        with rules_say_no():
-            pending = two_dice.PendingAction.from_dict(raw["action"])
-            pending, result = pending.resolve(rng=base.game_dice(rng))
-        names = _names_by_id(tracker)
-        detail = {
-            "check": _check_detail(result.check, names),
-            "targets": [
-                {
-                    **t.to_dict(),
-                    "penalties": _named(t.to_dict()["penalties"], names),
-                    "name": names.get(t.target, t.target),
-                    "band_label": TWO_DICE_BANDS[t.band],
-                }
-                for t in result.targets
-            ],
-            "declared": raw["seq"],
-        }
+    with scene_locked(scene) as scene:
+        state, tracker = turns_state(scene)
+        raw = _waiting(state, seq)
+        if raw is None or not _window_closed(raw, now):
+            return None  # rolled, dropped or not due yet: nothing to do
+        return _roll(scene, None, state, tracker, rng)
+
+
+def _waiting(state: dict[str, Any], seq: Any) -> dict[str, Any] | None:
+    """The pending check, if it is check ``seq`` (any, when no ``seq`` is named)."""
+    raw = state.get("pending")
+    if raw is None or (seq not in (None, "") and raw["seq"] != whole(seq, "Which check?")):
+        return None
+    return raw
+
+
+@scene_action(system=SLUG, what=WHAT)
+def _rolled_by(
+    *, scene: Scene, actor: Any, seq: Any, now: datetime | None, rng: Rng | None
+) -> SceneEvent:
+    """The GM rolls the pending check at any time; its acting player once the window closed."""
+    state, tracker = turns_state(scene)
+    raw = _waiting(state, seq)
+    if raw is None:
+        raise ValidationError("That check is not waiting any more.")
+    if scene.campaign.gm_id != actor.pk:
         character = Character.objects.filter(pk=raw["character_id"]).first()
-        name = names.get(pending.actor, pending.actor)
-        if result.targets:
-            summary = "; ".join(
-                f"vs {t['name']}: {t['band_label']} ({t['total']})" for t in detail["targets"]
+        if character is None or character.owner_id != actor.pk:
+            raise PermissionDenied("Only the acting player or the GM rolls this check.")
+        if not _window_closed(raw, now):
+            raise ValidationError(
+                "The others may still react: the check rolls when the "
+                "reaction window closes (or when the GM rolls it)."
             )
-            outcome_band = result.targets[0].band if len(result.targets) == 1 else result.check.band
-        else:
-            summary = f"{TWO_DICE_BANDS[result.check.band]} ({result.check.total})"
-            outcome_band = result.check.band
-        outcome = RollOutcome(
-            title=f"{name}: {pending.attribute} {pending.attribute_value:+d} · "
-            f"{pending.difficulty} (cost {pending.payment.cost} from {pending.payment.resource})",
-            summary=summary,
-            detail=detail,
-            outcome=outcome_band,
+    return _roll(scene, actor, state, tracker, rng)
+
+
+def _roll(
+    scene: Scene, actor: Any, state: dict[str, Any], tracker: TurnTracker, rng: Rng | None
+) -> SceneEvent:
+    """Roll the pending check (on the locked scene) and clear it from the tracker's state."""
+    raw = state["pending"]
+    pending = two_dice.PendingAction.from_dict(raw["action"])
+    pending, result = pending.resolve(rng=base.game_dice(rng))
+    names = _names_by_id(tracker)
+    detail = {
+        "check": _check_detail(result.check, names),
+        "targets": [
+            {
+                **t.to_dict(),
+                "penalties": _named(t.to_dict()["penalties"], names),
+                "name": names.get(t.target, t.target),
+                "band_label": TWO_DICE_BANDS[t.band],
+            }
+            for t in result.targets
+        ],
+        "declared": raw["seq"],
+    }
+    character = Character.objects.filter(pk=raw["character_id"]).first()
+    name = names.get(pending.actor, pending.actor)
+    if result.targets:
+        summary = "; ".join(
+            f"vs {t['name']}: {t['band_label']} ({t['total']})" for t in detail["targets"]
         )
-        declared = close_pending(scene, raw["seq"], status="rolled")
-        roller = declared.actor if declared is not None and declared.actor else actor
-        event = record_roll(
-            scene=scene,
-            actor=roller,
-            character=character,
-            roll_kind="two_dice_action",
-            label="Opposed check",
-            outcome=outcome,
-            parent=declared,
-        )
-        if declared is not None:
-            declared.public["result_seq"] = event.seq
-            declared.save(update_fields=["public"])
-        state.update(pending=None, last={"seq": event.seq, "summary": f"{name}: {summary}"})
-        store_state(scene, turns_panel.NAME, state)
-        return event
+        outcome_band = result.targets[0].band if len(result.targets) == 1 else result.check.band
+    else:
+        summary = f"{TWO_DICE_BANDS[result.check.band]} ({result.check.total})"
+        outcome_band = result.check.band
+    outcome = RollOutcome(
+        title=f"{name}: {pending.attribute} {pending.attribute_value:+d} · "
+        f"{pending.difficulty} (cost {pending.payment.cost} from {pending.payment.resource})",
+        summary=summary,
+        detail=detail,
+        outcome=outcome_band,
+    )
+    declared = close_pending(scene, raw["seq"], status="rolled")
+    # The window closing by itself rolls it as the player who declared it.
+    roller = declared.actor if declared is not None and declared.actor else actor
+    event = record_roll(
+        scene=scene,
+        actor=roller,
+        character=character,
+        roll_kind="two_dice_action",
+        label="Opposed check",
+        outcome=outcome,
+        parent=declared,
+    )
+    if declared is not None:
+        declared.public["result_seq"] = event.seq
+        declared.save(update_fields=["public"])
+    state.update(pending=None, last={"seq": event.seq, "summary": f"{name}: {summary}"})
+    store_state(scene, turns_panel.NAME, state)
+    return event
 
 
 def resolve_due(*, scene: Scene, now: datetime | None = None) -> int:
     """Roll the scene's pending check if its reaction window has closed (the follow-up when the
     window closes, and the heartbeat's safety net); how many events that recorded."""
-    pending = ((scene.state or {}).get(turns_panel.NAME) or {}).get("pending")
-    if not pending or (now or timezone.now()) < datetime.fromisoformat(pending["closes_at"]):
+    pending = (procedure_state(scene, turns_panel.NAME) or {}).get("pending")
+    if not pending or not _window_closed(pending, now):
         return 0
     with contextlib.suppress(ValidationError):  # rolled, dropped or closed meanwhile
         return int(check_resolve(scene=scene, actor=None, seq=pending["seq"], now=now) is not None)

@@ -77,9 +77,6 @@ def _pending_context(
     }
 
 
-_SUCCEEDING = (two_dice.SUCCESS, two_dice.CRITICAL_SUCCESS)
-
-
 def turn_context(
     scene: Any, state: dict[str, Any], tracker: TurnTracker, members: dict[str, dict[str, Any]]
 ) -> dict[str, Any]:

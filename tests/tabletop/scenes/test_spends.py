@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
 from rules import conductor, percentile
+from rules.core import RulesError
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.models import SceneEvent
@@ -365,6 +366,36 @@ def test_one_plot_point_changes_a_roll_once_the_window_closes():
         plot_points.plot_spend_settle(scene=table.scene, seq=spend.seq, now=timezone.now() + LATER)
         is None
     )
+
+
+@pytest.mark.django_db
+def test_a_change_the_rules_refuse_at_settling_is_refused_once_and_stays_refused(monkeypatch):
+    # Before the fix the refusal was raised inside the settling transaction: the "denied"
+    # mark rolled back, the spend stayed open and every heartbeat tried it again.
+    table, ann, _ = percentile_table()
+    roll = maneuver(table, ann, 12)
+    spend = plot_points.plot_spend(
+        scene=table.scene,
+        actor=table.alice,
+        character=ann,
+        use="change_roll",
+        seq=roll.seq,
+        new_value=90,
+    )
+
+    def refused(*args, **kwargs):
+        raise RulesError("The campaign's plot point costs changed.")
+
+    monkeypatch.setattr(plot_points.percentile_kinds, "change_roll", refused)
+    later = timezone.now() + LATER
+    assert actions.settle_due(scene_id=table.scene.pk, now=later) == 1
+    spend.refresh_from_db()
+    roll.refresh_from_db()
+    assert spend.public["status"] == "denied" and "costs changed" in spend.public["reason"]
+    assert "pending_change" not in roll.public and "amended" not in roll.public
+    card = SceneEvent.objects.get(kind="plot_applied")
+    assert card.public["refused"] == "The campaign's plot point costs changed."
+    assert actions.settle_due(scene_id=table.scene.pk, now=later) == 0  # not tried again
 
 
 @pytest.mark.django_db

@@ -1,0 +1,113 @@
+"""The layout of the web layer: one home per game system (issue "One home per game system").
+
+Generic code (accounts, campaigns, characters, scenes and their templates) never names a game
+system: it asks the registry (tabletop.systems). So (a) no module outside tabletop/systems/
+imports a system package, (b) no template outside templates/systems/ names one, (c) nothing in
+tabletop/ imports in a cycle, (d) no module is over 700 lines (migrations aside).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from django.conf import settings
+
+from tests.support.imports import find_cycle, import_graph, module_files
+
+ROOT = Path(settings.BASE_DIR)
+TABLETOP = ROOT / "tabletop"
+SYSTEMS = TABLETOP / "systems"
+SYSTEM_SLUGS = sorted(p.name for p in SYSTEMS.iterdir() if (p / "__init__.py").exists())
+MAX_LINES = 700
+
+
+def _graph() -> dict[str, set[str]]:
+    graph = import_graph(TABLETOP)
+    return {name: deps for name, deps in graph.items() if ".migrations" not in name}
+
+
+def _system_package(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] == ["tabletop", "systems"] and len(parts) > 2:
+        return parts[2]
+    return None
+
+
+def test_the_system_packages_are_found():
+    assert SYSTEM_SLUGS == ["annulus", "conductor", "percentile", "roll_and_keep", "two_dice"]
+
+
+def test_no_module_outside_the_systems_imports_a_system_package():
+    graph = _graph()
+    offenders = {
+        name: sorted(dep for dep in deps if _system_package(dep))
+        for name, deps in graph.items()
+        if not _system_package(name) and any(_system_package(dep) for dep in deps)
+    }
+    assert offenders == {}, "generic code must ask the registry (tabletop.systems)"
+
+
+def test_a_system_package_imports_no_other_system():
+    graph = _graph()
+    crossing = {
+        name: sorted(d for d in deps if _system_package(d) not in (None, _system_package(name)))
+        for name, deps in graph.items()
+        if _system_package(name)
+    }
+    assert {name: deps for name, deps in crossing.items() if deps} == {}
+
+
+def test_no_import_cycle_in_tabletop():
+    assert find_cycle(_graph()) is None
+
+
+def test_the_cycle_check_sees_a_cycle_through_a_function_level_import(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg import b\n")
+    (package / "b.py").write_text("def later():\n    from pkg.a import x\n")
+    assert find_cycle(import_graph(package)) == ["pkg.a", "pkg.b", "pkg.a"]
+
+
+def test_no_module_is_over_700_lines():
+    long = {
+        name: n
+        for name, path in module_files(TABLETOP).items()
+        if ".migrations" not in name and (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}, f"split these by topic: {long}"
+
+
+def test_generic_templates_name_no_system():
+    slugs = "|".join(SYSTEM_SLUGS)
+    # A slug in a path, a string or a dotted name: "systems/conductor/...", 'conductor_attack'.
+    named = re.compile(rf"[\"'/]({slugs})(_[a-z0-9_]+)?[\"'/.]|(rules|systems)\.({slugs})\b")
+    offenders = []
+    for path in sorted((ROOT / "templates").rglob("*.html")):
+        if path.relative_to(ROOT / "templates").parts[0] == "systems":
+            continue
+        if named.search(path.read_text()):
+            offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+def test_generic_python_names_no_system_in_its_code():
+    slugs = set(SYSTEM_SLUGS)
+    offenders = []
+    for name, path in module_files(TABLETOP).items():
+        if _system_package(name) or ".migrations" in name or name == "tabletop.settings":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words = set(re.findall(r"[a-z_]+", node.value))
+                if slugs & words and not _is_docstring(node, path):
+                    offenders.append(f"{name}: {node.value[:60]!r}")
+    assert offenders == [], "generic code must ask the registry, not name a system"
+
+
+def _is_docstring(node: ast.Constant, path: Path) -> bool:
+    # Prose may mention a system as an example; code may not depend on one.
+    return "\n" in node.value or len(node.value) > 80
