@@ -183,6 +183,8 @@ def _changed_cards(event: SceneEvent) -> list[SceneEvent]:
             .exclude(pk=event.parent_id)
             .select_related("character")
         )
+    for card in changed:
+        card.scene = event.scene  # the same scene, already read
     return changed
 
 
@@ -250,6 +252,7 @@ def visible_events(
     )
     out = []
     for event in events:
+        event.scene = scene  # the cards ask for the campaign's system: no query per card
         vis = visibility(event, viewer)
         if vis is not None:
             out.append((event, vis))
