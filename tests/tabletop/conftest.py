@@ -2,12 +2,16 @@
 
 Tests marked ``services`` need the real PostgreSQL and Redis; `make test-services` (called by
 .ci/run) runs them with DATABASE_URL/REDIS_URL set, and they skip with the reason otherwise.
+``at_once`` runs the same work in several threads released together, for their races.
 """
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from django.conf import settings
+from django.db import connection
 
 
 def postgres_in_use() -> bool:
@@ -26,6 +30,29 @@ requires_redis = pytest.mark.skipif(
     not redis_in_use(),
     reason="needs Redis: `make test-services` sets REDIS_URL, as .ci/run does",
 )
+
+
+def at_once(count: int, work) -> tuple[list[object], list[BaseException]]:
+    """Run ``work`` in ``count`` threads released at the same instant; collect what happened."""
+    start = threading.Barrier(count)
+    done: list[object] = []
+    errors: list[BaseException] = []
+
+    def run():
+        try:
+            start.wait()
+            done.append(work())
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return done, errors
 
 
 @pytest.fixture(autouse=True)

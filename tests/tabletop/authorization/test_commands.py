@@ -24,8 +24,9 @@ from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.systems.annulus import actions as challenges
 from tabletop.systems.conductor import expedition
 from tabletop.systems.percentile import plot_points
-from tests.tabletop.scenes.conftest import make_table
+from tests.support.tables import make_table
 from tests.tabletop.scenes.test_procedures_authorization import PROCEDURE_RULES
+from tests.tabletop.systems.percentile.tables import plot_point_table
 
 ROLES = ("gm", "owner", "player")
 OK, DENIED = "ok", "denied"
@@ -50,17 +51,6 @@ def _conductor(bennies: int = 1):
         campaign=table.campaign, owner=table.gm, name="Troll", kind="foe", difficulty=7
     )
     return table, mira, troll
-
-
-def _percentile():
-    table = make_table(system="percentile")
-    ann = Character.objects.create(
-        campaign=table.campaign, owner=table.alice, name="Ann", plot_points=3, plot_points_total=3
-    )
-    ben = Character.objects.create(
-        campaign=table.campaign, owner=table.bob, name="Ben", plot_points=3, plot_points_total=3
-    )
-    return table, ann, ben
 
 
 def roll_dice_box() -> Situation:
@@ -123,19 +113,19 @@ def award() -> Situation:
 
 
 def plot_spend() -> Situation:
-    table, ann, _ = _percentile()
+    table, ann, _ = plot_point_table()
     return Situation(table, {"character": ann.pk, "use": "lessen_wound"})
 
 
 def plot_decide() -> Situation:
-    table, ann, _ = _percentile()
+    table, ann, _ = plot_point_table()
     spend = plot_points.plot_spend(scene=table.scene, actor=table.alice, character=ann, use="clue")
     return Situation(table, {"seq": spend.seq, "decision": "approve"})
 
 
 def plot_cancel() -> Situation:
     # The "owner" is the spender, who may not cancel their own spend; the other player may.
-    table, ann, ben = _percentile()
+    table, ann, ben = plot_point_table()
     spend = plot_points.plot_spend(
         scene=table.scene, actor=table.alice, character=ann, use="lessen_wound"
     )

@@ -19,7 +19,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from tabletop.campaigns.models import Invite, Membership
 from tabletop.characters.models import Character
 from tabletop.scenes.models import Scene
-from tests.tabletop.scenes.conftest import make_table
+from tests.support.tables import make_table
 
 ROLES = ("anonymous", "outsider", "player", "owner", "gm")
 OK, LOGIN, DENIED = "ok", "login", "denied"

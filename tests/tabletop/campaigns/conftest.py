@@ -7,12 +7,6 @@ import pytest
 from tabletop.campaigns import actions
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    # The default hasher is slow on purpose; these tests are about campaigns, not passwords.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def gm(django_user_model):
     return django_user_model.objects.create_user(username="gwen", password="pw-gm-12345")

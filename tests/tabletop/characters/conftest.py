@@ -11,12 +11,6 @@ from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Hashing demo passwords at full strength would make this suite slow for no gain."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def gm(django_user_model):
     return django_user_model.objects.create_user(username="gm", password="pw-for-tests-1")

@@ -1,4 +1,5 @@
-"""Fixtures for live-scene tests: a campaign with a GM and two players, an open scene, sockets."""
+"""Fixtures for live-scene tests: a campaign with a GM and two players, an open scene, sockets,
+and the scene's events of one kind."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from django.db import connections
 from django.test import Client
 
 from tabletop.asgi import application
-from tabletop.scenes.models import Scene
-from tests.support.tables import Table, make_table  # noqa: F401 - the tests import them here
+from tabletop.scenes.models import Scene, SceneEvent
+from tests.support.tables import Table, make_table
 
 
 @pytest.fixture
@@ -78,6 +79,11 @@ async def connect(
         await socket.send(command="hello", last_seq=hello)
     await socket.drain()
     return socket
+
+
+def events(kind: str) -> list[SceneEvent]:
+    """The scene events of one kind, in order."""
+    return list(SceneEvent.objects.filter(kind=kind).order_by("seq"))
 
 
 @pytest.fixture

@@ -21,10 +21,10 @@ from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.systems.percentile import maneuvers
 from tabletop.systems.roll_and_keep import contests
 from tabletop.systems.two_dice import checks
-from tests.tabletop.scenes.test_procedures_contests import race, rak_table
-from tests.tabletop.scenes.test_procedures_percentile import percentile_table
-from tests.tabletop.scenes.test_procedures_turns import two_dice_table
-from tests.tabletop.scenes.test_spends import Faces
+from tests.support.dice import Faces
+from tests.tabletop.systems.percentile.tables import percentile_table
+from tests.tabletop.systems.roll_and_keep.tables import race, rak_table
+from tests.tabletop.systems.two_dice.tables import two_dice_table
 
 OK, DENIED = "ok", "denied"
 GM_ONLY = {"gm": OK, "owner": DENIED, "player": DENIED}

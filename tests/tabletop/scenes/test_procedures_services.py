@@ -11,15 +11,8 @@ from django.db import connection
 
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.two_dice import checks
-from tests.tabletop.conftest import requires_postgres
-from tests.tabletop.scenes.test_procedures_turns import (
-    fast_passwords,  # noqa: F401 - an autouse fixture
-    pending,
-    start,
-    tracker,
-    two_dice_table,
-)
-from tests.tabletop.scenes.test_services import _race
+from tests.tabletop.conftest import at_once, requires_postgres
+from tests.tabletop.systems.two_dice.tables import pending, start, tracker, two_dice_table
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -53,7 +46,7 @@ def test_two_reactions_to_one_check_at_once_are_both_applied_once_on_postgres():
         targets=[cast["rhee"]],
     )
     moves = iter([("garrick", "hinder", 1), ("rhee", "resist", 2)])
-    done, errors = _race(2, lambda: reaction(table, cast, *next(moves)))
+    done, errors = at_once(2, lambda: reaction(table, cast, *next(moves)))
     assert errors == [] and len(done) == 2
     action = pending(table)
     assert sorted((o.reactor, o.kind) for o in action.oppositions) == sorted(
@@ -84,7 +77,7 @@ def test_one_character_reacting_twice_at_once_is_applied_once_on_postgres():
         resource="Stamina",
     )
     seeds = iter([1, 2, 3, 4])
-    done, errors = _race(4, lambda: reaction(table, cast, "garrick", "hinder", next(seeds)))
+    done, errors = at_once(4, lambda: reaction(table, cast, "garrick", "hinder", next(seeds)))
     assert len(done) == 1 and len(errors) == 3
     assert all(isinstance(e, ValidationError) and "already" in str(e) for e in errors)
     assert len(pending(table).oppositions) == 1

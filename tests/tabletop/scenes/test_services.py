@@ -15,8 +15,9 @@ from tabletop.scenes import actions
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies
 from tabletop.systems.percentile import plot_points
-from tests.tabletop.conftest import requires_postgres, requires_redis
-from tests.tabletop.scenes.conftest import connect, make_table
+from tests.support.tables import make_table
+from tests.tabletop.conftest import at_once, requires_postgres, requires_redis
+from tests.tabletop.scenes.conftest import connect
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -69,29 +70,6 @@ async def test_frames_travel_through_the_redis_layer():
     await bob.close()
 
 
-def _race(count: int, work) -> tuple[list[object], list[BaseException]]:
-    """Run ``work`` in ``count`` threads released at the same instant; collect what happened."""
-    start = threading.Barrier(count)
-    done: list[object] = []
-    errors: list[BaseException] = []
-
-    def run():
-        try:
-            start.wait()
-            done.append(work())
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return done, errors
-
-
 @requires_postgres
 def test_two_simultaneous_spends_of_the_last_benny_one_wins_on_postgres():
     assert connection.vendor == "postgresql"
@@ -110,7 +88,7 @@ def test_two_simultaneous_spends_of_the_last_benny_one_wins_on_postgres():
         character=hero,
         data={"skill_name": "Acrobatics", "difficulty": "30"},
     )
-    done, errors = _race(
+    done, errors = at_once(
         2, lambda: bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
     )
     assert len(done) == 1 and len(errors) == 1, errors
@@ -129,7 +107,7 @@ def test_simultaneous_plot_point_spends_never_overdraw_on_postgres():
     ann = Character.objects.create(
         campaign=table.campaign, owner=table.alice, name="Ann", plot_points=2, plot_points_total=2
     )
-    done, errors = _race(
+    done, errors = at_once(
         6,
         lambda: plot_points.plot_spend(
             scene=table.scene, actor=table.alice, character=ann, use="lessen_wound"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
@@ -19,12 +18,6 @@ from tests.tabletop.scenes.conftest import (  # noqa: F401  (fixtures used by th
 )
 
 ORIGIN = b"http://127.0.0.1"
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Full-strength hashing of the table's four passwords would only slow these tests."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def logged_in(user: Any) -> Client:

@@ -25,7 +25,7 @@ from tabletop.scenes import actions, outbox
 from tabletop.scenes.audiences import Viewer, gm_group, players_group, user_group
 from tabletop.scenes.selectors import replay_frames
 from tabletop.systems.conductor import bennies, expedition, strike_back
-from tests.tabletop.scenes.conftest import make_table
+from tests.support.tables import make_table
 
 #: A valid panel input for each roll kind, typed off-sheet where the kind allows it.
 INPUTS: dict[str, tuple[str, dict[str, Any]]] = {

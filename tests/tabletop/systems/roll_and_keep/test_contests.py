@@ -11,60 +11,17 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 
 from rules import roll_and_keep as rak
-from tabletop.characters.models import Character
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.roll_and_keep import contests as contest_actions
 from tabletop.systems.roll_and_keep import panels as contest_panel
-from tests.support.dice import script_dice
-from tests.tabletop.scenes.conftest import connect, make_table
-from tests.tabletop.scenes.test_procedures_turns import fast_passwords  # noqa: F401
-from tests.tabletop.scenes.test_spends import Faces
-
-
-def rak_table():
-    table = make_table(system="roll_and_keep")
-    sable = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.alice,
-        name="Sable",
-        attributes={"Cunning": 4, "Intelligence": 3, "Endurance": 3, "Finesse": 3, "Acuity": 2},
-        mana={"Black": 3, "Blue": 2},
-        specialities=[
-            {"name": "Deceit", "attribute": "Cunning"},
-            {"name": "Artifice", "attribute": "Intelligence"},
-            {"name": "Stealth", "attribute": "Finesse"},
-        ],
-    )
-    orrin = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.bob,
-        name="Orrin",
-        attributes={"Strength": 4, "Endurance": 5, "Acuity": 7},
-        mana={"Red": 3, "Green": 2},
-        specialities=[
-            {"name": "Long-distance Running", "attribute": "Endurance"},
-            {"name": "Keen Ears", "attribute": "Acuity"},
-        ],
-    )
-    return table, sable, orrin
+from tests.support.dice import Faces, script_dice
+from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.systems.roll_and_keep.tables import race, rak_table
 
 
 def contests(table):
     return contest_panel.state_of(Scene.objects.get(pk=table.scene.pk)).get("items", [])
-
-
-def race(table, sable, orrin):
-    """The seed's long-distance race: Endurance 3 against Endurance 5 + a speciality, at 7."""
-    return contest_actions.contest_direct_start(
-        scene=table.scene,
-        actor=table.gm,
-        sides=[
-            (sable, "Endurance", []),
-            (orrin, "endurance", [f"{orrin.pk}:Long-distance Running"]),
-        ],
-        difficulty="Challenging",
-    )
 
 
 @pytest.mark.django_db

@@ -10,39 +10,13 @@ from asgiref.sync import sync_to_async
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 
-from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.percentile import maneuvers
 from tabletop.systems.percentile import panels as percentile_state
-from tests.support.dice import script_dice
-from tests.tabletop.scenes.conftest import connect, make_table
-from tests.tabletop.scenes.test_procedures_turns import fast_passwords  # noqa: F401
-from tests.tabletop.scenes.test_spends import Faces
-
-
-def percentile_table():
-    table = make_table(system="percentile")
-    tom = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.alice,
-        name="Tomalfson",
-        quickness=-9,
-        mv=26,
-        total_penalty=-65,
-        attributes={"Perceptivity": 5},
-        skills=[{"name": "Climbing", "value": 20}, {"name": "Detect Traps", "value": 15}],
-    )
-    ilsa = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.bob,
-        name="Ilsa",
-        quickness=12,
-        mv=20,
-        total_penalty=-5,
-        skills=[{"name": "Running", "value": 40}, {"name": "Lockpicking", "value": 35}],
-    )
-    return table, tom, ilsa
+from tests.support.dice import Faces, script_dice
+from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.systems.percentile.tables import percentile_table
 
 
 def tracked(table, character, *faces, actor=None, **fields):

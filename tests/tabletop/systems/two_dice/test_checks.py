@@ -1,8 +1,8 @@
-"""The live turn tracker (every system) and two_dice's hinder and resist on a pending check.
+"""two_dice's opposed checks on the turn tracker: declare, hinder and resist on the pending check,
+resolve, the reaction window.
 
 Actions first (scripted dice), then the sockets: every step reaches everyone, and the check
-rolls by itself when the reaction window closes.
-"""
+rolls by itself when the reaction window closes."""
 
 from __future__ import annotations
 
@@ -22,81 +22,11 @@ from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
 from tabletop.systems.two_dice import checks
 from tabletop.systems.two_dice import panels as two_dice_panel
-from tests.support.dice import script_dice
-from tests.tabletop.scenes.conftest import connect, make_table
-from tests.tabletop.scenes.test_spends import Faces
+from tests.support.dice import Faces, script_dice
+from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.systems.two_dice.tables import pending, start, tracker, two_dice_table
 
 LATER = timedelta(seconds=two_dice_panel.REACTION_SECONDS + 1)
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    """The tables' users need no strong hashing here (the suite is long enough)."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def resources(health, stamina, focus, resolve):
-    values = {"Health": health, "Stamina": stamina, "Focus": focus, "Resolve": resolve}
-    return {name: {"current": v, "max": v} for name, v in values.items()}
-
-
-def two_dice_table():
-    table = make_table(system="two_dice")
-    make = Character.objects.create
-    cast = {
-        "tamsin": make(
-            campaign=table.campaign,
-            owner=table.alice,
-            name="Tamsin",
-            attributes={"Might": 1, "Agility": 3, "Wits": 2, "Presence": 0},
-            resources=resources(5, 6, 5, 3),
-        ),
-        "garrick": make(
-            campaign=table.campaign,
-            owner=table.bob,
-            name="Garrick",
-            attributes={"Might": 3, "Agility": 1, "Wits": 0, "Presence": 2},
-            resources=resources(7, 4, 3, 5),
-        ),
-        "rhee": make(
-            campaign=table.campaign,
-            owner=table.gm,
-            name="Rhee",
-            kind="foe",
-            attributes={"Might": 2, "Agility": 2, "Wits": 1, "Presence": 3},
-            resources=resources(6, 5, 4, 6),
-        ),
-        "bandit": make(
-            campaign=table.campaign,
-            owner=table.gm,
-            name="Bandit",
-            kind="foe",
-            attributes={"Might": 2, "Agility": 1, "Wits": 0, "Presence": 0},
-            resources=resources(4, 4, 0, 0),
-        ),
-    }
-    return table, cast
-
-
-def start(table, cast):
-    return actions.turns_start(
-        scene=table.scene,
-        actor=table.gm,
-        lineup=[
-            (cast["tamsin"], "Heroes"),
-            (cast["garrick"], "Heroes"),
-            (cast["rhee"], "Foes"),
-            (cast["bandit"], "Foes"),
-        ],
-    )
-
-
-def tracker(table):
-    return turns_panel.tracker_of(turns_panel.state_of(Scene.objects.get(pk=table.scene.pk)))
-
-
-def pending(table):
-    return two_dice_panel.pending_of(turns_panel.state_of(Scene.objects.get(pk=table.scene.pk)))
 
 
 def declare(table, cast, who="tamsin", targets=("rhee", "bandit"), actor=None, **kwargs):
@@ -122,98 +52,6 @@ def react(table, cast, who, opposition, *, difficulty, faces, actor=None):
         resource="Health",
         rng=Faces(*faces),
     )
-
-
-# --- the tracker ---
-
-
-@pytest.mark.django_db
-def test_the_gm_starts_the_turns_in_teams_and_they_pass_round_by_round():
-    table, cast = two_dice_table()
-    with pytest.raises(PermissionDenied):
-        actions.turns_start(
-            scene=table.scene, actor=table.alice, lineup=[(cast["tamsin"], "Heroes")]
-        )
-    event = start(table, cast)
-    assert event.kind == "turn" and "Round 1. Turn: Heroes." in event.public["message"]
-    assert "Heroes: Tamsin, Garrick; Foes: Rhee, Bandit" in event.public["message"]
-    t = tracker(table)
-    assert (t.round, t.current_team, t.order) == (1, "Heroes", ("Heroes", "Foes"))
-    # A player on the current team may pass the turn on; one on another team may not.
-    actions.turns_end(scene=table.scene, actor=table.alice)
-    assert tracker(table).current_team == "Foes"
-    with pytest.raises(PermissionDenied, match="whose turn it is"):
-        actions.turns_end(scene=table.scene, actor=table.bob)
-    event = actions.turns_end(scene=table.scene, actor=table.gm)
-    assert (event.public["round"], event.public["team"]) == (2, "Heroes")
-    with pytest.raises(ValidationError, match="already running"):
-        start(table, cast)
-
-
-@pytest.mark.django_db
-def test_one_action_per_turn_and_one_reaction_per_round():
-    table, cast = two_dice_table()
-    start(table, cast)
-    actions.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
-    with pytest.raises(ValidationError, match="already taken an action this turn"):
-        actions.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
-    with pytest.raises(ValidationError, match="It is not Rhee's turn"):
-        actions.turns_act(scene=table.scene, actor=table.gm, character=cast["rhee"])
-    with pytest.raises(PermissionDenied):
-        actions.turns_act(scene=table.scene, actor=table.bob, character=cast["tamsin"])
-    actions.turns_react(scene=table.scene, actor=table.gm, character=cast["rhee"])
-    with pytest.raises(ValidationError, match="already reacted this round"):
-        actions.turns_react(scene=table.scene, actor=table.gm, character=cast["rhee"])
-    actions.turns_end(scene=table.scene, actor=table.gm)  # the Foes' turn: Rhee's comes back
-    event = SceneEvent.objects.filter(kind="turn").latest("seq")
-    assert "Reaction back: Rhee." in event.public["message"]
-    assert tracker(table).can_react(str(cast["rhee"].pk))
-
-
-@pytest.mark.django_db
-def test_the_gm_reorders_adds_removes_and_ends():
-    table, cast = two_dice_table()
-    start(table, cast)
-    actions.turns_move_team(scene=table.scene, actor=table.gm, team="foes", step=-1)
-    assert tracker(table).order == ("Foes", "Heroes")
-    assert tracker(table).current_team == "Heroes"  # mid-round, the turn stays where it is
-    with pytest.raises(ValidationError, match="already first"):
-        actions.turns_move_team(scene=table.scene, actor=table.gm, team="Foes", step=-1)
-    actions.turns_leave(scene=table.scene, actor=table.gm, character=cast["bandit"])
-    actions.turns_join(scene=table.scene, actor=table.gm, character=cast["bandit"], team="Ambush")
-    assert tracker(table).order == ("Foes", "Heroes", "Ambush")
-    with pytest.raises(PermissionDenied):
-        actions.turns_stop(scene=table.scene, actor=table.bob)
-    actions.turns_stop(scene=table.scene, actor=table.gm)
-    assert "turns" not in Scene.objects.get(pk=table.scene.pk).state
-
-
-@pytest.mark.django_db
-def test_the_tracker_works_in_every_system():
-    table = make_table(system="conductor")
-    hero = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Kestrel")
-    wolf = Character.objects.create(
-        campaign=table.campaign, owner=table.gm, name="Wolf", kind="foe"
-    )
-    actions.turns_start(
-        scene=table.scene, actor=table.gm, lineup=[(hero, "Heroes"), (wolf, "Foes")]
-    )
-    actions.turns_act(scene=table.scene, actor=table.alice, character=hero)
-    actions.turns_react(scene=table.scene, actor=table.gm, character=wolf)
-    t = tracker(table)
-    assert t.acted == (str(hero.pk),) and t.reacted == (str(wolf.pk),)
-    with pytest.raises(ValidationError, match="(?i)two dice"):
-        checks.check_declare(
-            scene=table.scene,
-            actor=table.alice,
-            character=hero,
-            attribute="Might",
-            difficulty="Normal",
-            resource="Health",
-        )
-
-
-# --- hinder and resist ---
 
 
 @pytest.mark.django_db
@@ -489,27 +327,4 @@ async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
     assert rolled.public["roll_kind"] == "two_dice_action"
     assert rolled.public["summary"] in _text(bob)
     await alice.close()
-    await bob.close()
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("close_db_after")
-async def test_bad_turn_commands_get_an_error_frame_and_change_nothing():
-    table, cast = await sync_to_async(two_dice_table)()
-    await sync_to_async(start)(table, cast)
-    bob = await connect(table.bob, table.scene)
-    before = await SceneEvent.objects.acount()
-    for command in (
-        {"command": "turns_start"},  # the GM's
-        {"command": "turns_act", "character": cast["tamsin"].pk},  # not bob's character
-        {"command": "turns_move", "team": "Foes", "direction": "sideways"},
-        {"command": "check_react", "character": cast["garrick"].pk, "opposition": "hinder"},
-        {"command": "check_declare", "character": cast["garrick"].pk, "targets": ["x"]},
-        {"command": "check_resolve", "seq": "nope"},
-    ):
-        bob.frames.clear()
-        await bob.send(**command)
-        await bob.drain()
-        assert 'id="scene-errors"' in bob.everything(), command
-    assert await SceneEvent.objects.acount() == before
     await bob.close()

@@ -16,44 +16,9 @@ from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.panels import render_panels, stale_panels
 from tabletop.systems.conductor import expedition as expedition_actions
-from tests.support.dice import script_dice
-from tests.tabletop.scenes.conftest import connect, make_table
-
-
-class Faces:
-    """A scripted rng: returns the given faces in order (each must fit the die asked for)."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, low: int, high: int) -> int:
-        assert self.faces, "the action rolled more dice than the test scripted"
-        face = self.faces.pop(0)
-        assert low <= face <= high, (face, low, high)
-        return face
-
-
-def party_table():
-    table = make_table(system="conductor")
-    kestrel = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.alice,
-        name="Kestrel",
-        skills=[{"name": "Survival", "value": 1, "specialisation": ""}],
-        bennies=2,
-    )
-    brannoc = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.bob,
-        name="Brannoc",
-        skills=[
-            {"name": "Survival", "value": 2, "specialisation": ""},
-            {"name": "Healing", "value": 1, "specialisation": ""},
-            {"name": "Poison", "value": 2, "specialisation": ""},
-        ],
-        hits=3,
-    )
-    return table, kestrel, brannoc
+from tests.support.dice import Faces, script_dice
+from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.systems.conductor.tables import party_table
 
 
 def start(table, *members, **kwargs):

@@ -17,53 +17,20 @@ from django.test import Client
 from django.urls import reverse
 
 from rules.annulus import Challenge
-from tabletop.characters.models import Character
 from tabletop.scenes.commitments import canonical_json, commitment_for, verify
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.annulus import actions as challenges
 from tabletop.systems.annulus.actions import STATE_KEY
-from tests.support.dice import script_dice
+from tests.support.dice import Always, Faces, script_dice
+from tests.support.tables import make_table
 from tests.tabletop.conftest import requires_postgres
-from tests.tabletop.scenes.conftest import connect, make_table
-
-
-class Faces:
-    """A scripted rng: returns the given faces in order (each must fit the die asked for)."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-
-    def randint(self, low: int, high: int) -> int:
-        face = self.faces.pop(0)
-        assert low <= face <= high, (face, low, high)
-        return face
-
-
-class AlwaysHigh:
-    """Every die shows its highest face: every check passes (safe to share between threads)."""
-
-    def randint(self, low: int, high: int) -> int:
-        return high
-
+from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.systems.annulus.tables import annulus_table
 
 PASS = (6, 6, 1, 1)  # two successes on the four-die op check: passes "easy" (needs 2)
 FAIL = (1, 1, 1, 1)
 PASS_3 = (6, 6, 1)  # the three-die toolkit check
 FAIL_3 = (1, 1, 1)
-
-
-def annulus_table():
-    table = make_table(system="annulus")
-    mira = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.alice,
-        name="Mira",
-        training_perks={"Finesse": 2, "Force": 1},
-    )
-    dorrin = Character.objects.create(
-        campaign=table.campaign, owner=table.bob, name="Dorrin", training_perks={}
-    )
-    return table, mira, dorrin
 
 
 def set_up(table, mask, dice, *, difficulty="easy", types=("Finesse",)):
@@ -595,7 +562,7 @@ async def test_a_whole_challenge_over_the_sockets_leaks_nothing_to_players(monke
 async def test_a_stale_click_over_the_socket_gets_a_clear_error(monkeypatch):
     table, _, _ = await sync_to_async(annulus_table)()
     await sync_to_async(set_up)(table, (2, 2, 2), (5, 9, 7))
-    script_dice(monkeypatch, AlwaysHigh())
+    script_dice(monkeypatch, Always())
     gm, alice, bob = await sockets(table)
     command = {"command": "challenge_adjust", "die": "1", "direction": "-1", "seen": "9"}
     await alice.send(**command, in_view="3")
@@ -637,7 +604,7 @@ def test_two_simultaneous_adjustments_of_one_die_one_wins_on_postgres():
                     direction=-1,
                     seen=9,
                     in_view=3,
-                    rng=AlwaysHigh(),
+                    rng=Always(),
                 )
             )
         except BaseException as exc:

@@ -1,0 +1,137 @@
+"""Bennies on conductor rolls: +1 on a standard roll, a pushed attack die that may explode, the
+refusals, and only on the latest roll played in the open. Actions first, then the sockets."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from rules import conductor
+from tabletop.scenes import actions
+from tabletop.scenes.models import SceneEvent
+from tabletop.systems.conductor import bennies
+from tests.support.dice import Faces, script_dice
+from tests.tabletop.scenes.conftest import connect, events
+from tests.tabletop.systems.conductor.tables import attack, conductor_table
+
+
+@pytest.mark.django_db
+def test_a_benny_adds_one_to_a_standard_roll_and_is_spent():
+    table, hero, _ = conductor_table()
+    roll = actions.roll_make(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="conductor_standard",
+        character=hero,
+        data={"skill_name": "Acrobatics", "difficulty": "8"},
+        rng=Faces(7),  # 7 + 1 = 8: not over 8
+    )
+    assert roll.public["outcome"] == "failure"
+    spend = bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+    roll.refresh_from_db()
+    hero.refresh_from_db()
+    assert hero.bennies == 1
+    amended = roll.public["amended"]
+    assert amended["result"]["total"] == 9 and amended["result"]["bennies"] == 1
+    assert amended["outcome"] == "success"
+    assert roll.public["result"]["total"] == 8  # the roll as first rolled is kept
+    assert roll.public["spends"] == [{"by": "alice", "text": "benny +1"}]
+    assert spend.kind == "benny" and spend.parent_id == roll.pk
+
+
+@pytest.mark.django_db
+def test_a_benny_on_an_attack_die_that_reaches_six_explodes():
+    table, hero, _ = conductor_table()
+    roll = attack(table, hero, 5, 1)  # skill 1: 2d6 vs 4 -> 5 hits, 1 misses
+    assert roll.public["result"]["hits"] == 1
+    bennies.benny_spend(
+        scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0, rng=Faces(4)
+    )
+    roll.refresh_from_db()
+    dice = roll.public["amended"]["result"]["dice"]
+    assert [d["value"] for d in dice] == [6, 1, 4]  # the 6 exploded into a 4
+    assert dice[0]["exploded"] and dice[2]["source"] == 0
+    assert roll.public["amended"]["result"]["hits"] == 2
+    expected = conductor.spend_benny_on_die(
+        conductor.attack(skill=1, difficulty=4, rng=Faces(5, 1)), die_index=0, rng=Faces(4)
+    )
+    assert roll.public["amended"]["result"]["dice"] == expected.to_dict()["dice"]
+
+
+@pytest.mark.django_db
+def test_benny_refusals_change_nothing():
+    table, hero, _ = conductor_table(bennies=1)
+    roll = attack(table, hero, 2, 1)
+    with pytest.raises(PermissionDenied, match="character's player"):
+        bennies.benny_spend(scene=table.scene, actor=table.bob, seq=roll.seq, die_index=0)
+    with pytest.raises(ValidationError, match="Pick the die"):
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+    with pytest.raises(ValidationError, match="die to push"):
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=7)
+    with pytest.raises(ValidationError, match="no such roll"):
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=999, die_index=0)
+    hero.refresh_from_db()
+    assert hero.bennies == 1 and events("benny") == []
+    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
+    with pytest.raises(ValidationError, match="has 0 bennies"):
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
+    roll.refresh_from_db()
+    assert roll.public["amended"]["result"]["bennies"] == 1  # the refused spend left no mark
+    assert len(events("benny")) == 1
+
+
+@pytest.mark.django_db
+def test_bennies_go_on_the_latest_roll_played_in_the_open():
+    table, hero, _ = conductor_table()
+    blind = attack(table, hero, 2, 2, mode="blind")
+    with pytest.raises(ValidationError, match="reveal this roll first"):
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=blind.seq, die_index=0)
+    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=blind.seq)
+    older = attack(table, hero, 3, 3)
+    attack(table, hero, 4, 4)
+    with pytest.raises(ValidationError, match="has rolled since"):
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=older.seq, die_index=0)
+    dice_box = actions.roll_make(
+        scene=table.scene, actor=table.alice, roll_kind="expression", data={"expression": "1d6"}
+    )
+    with pytest.raises(ValidationError, match="standard and attack"):
+        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=dice_box.seq)
+
+
+# --- over the sockets ---
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("close_db_after")
+async def test_a_benny_spend_updates_the_card_and_the_party_for_everyone(monkeypatch):
+    table, hero, _ = await sync_to_async(conductor_table)()
+    gm = await connect(table.gm, table.scene)
+    alice = await connect(table.alice, table.scene)
+    bob = await connect(table.bob, table.scene)
+    script_dice(monkeypatch, Faces(5, 1, 5))  # the roll, then the benny's explosion
+    await alice.send(
+        command="roll",
+        roll_kind="conductor_attack",
+        character=hero.pk,
+        skill_name="Acrobatics",
+        difficulty="4",
+    )
+    for socket in (gm, alice, bob):
+        await socket.drain()
+    roll = await SceneEvent.objects.aget(kind="roll")
+    for socket in (gm, alice, bob):
+        socket.frames.clear()
+    await alice.send(command="benny", seq=roll.seq, die="0")
+    for socket in (gm, alice, bob):
+        await socket.drain()
+        text = html.unescape(socket.everything())
+        assert f'<article id="event-{roll.seq}" hx-swap-oob="outerHTML"' in text
+        assert "2 hits" in text and "alice: benny +1 on die 1" in text
+        assert 'id="party"' in text and '<td data-field="bennies">1</td>' in text
+    assert 'id="gm-dashboard"' in gm.everything()
+    assert "gm-dashboard" not in alice.everything() + bob.everything()
+    for socket in (gm, alice, bob):
+        await socket.close()

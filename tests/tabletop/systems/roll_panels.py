@@ -1,0 +1,70 @@
+"""What the roll-panel tests of every system share: a table with one character, a roll sent
+over a player's socket, the roll events, and the odds endpoint."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from asgiref.sync import sync_to_async
+from django.test import Client
+from django.urls import reverse
+
+from tabletop.characters.models import Character
+from tabletop.scenes.models import SceneEvent
+from tests.support.tables import make_table
+from tests.tabletop.scenes.conftest import connect, events
+
+
+def table_with_character(system: str, **sheet):
+    table = make_table(system=system)
+    character = Character.objects.create(
+        campaign=table.campaign, owner=table.alice, name="Ayla", **sheet
+    )
+    return table, character
+
+
+def rolls() -> list[SceneEvent]:
+    return events("roll")
+
+
+async def roll_as(user, scene, **fields):
+    sock = await connect(user, scene)
+    sock.frames.clear()
+    await sock.send(command="roll", mode="public", **fields)
+    await sock.drain()
+    await sock.close()
+    return sock.everything()
+
+
+async def roll_via_socket(table, character, **fields):
+    sock = await connect(table.alice, table.scene)
+    sock.frames.clear()
+    await sock.send(command="roll", character=str(character.pk), mode="public", **fields)
+    await sock.drain()
+    await sock.close()
+    return html.unescape(sock.everything()), await sync_to_async(rolls)()
+
+
+def odds(user, scene, **params):
+    client = Client()
+    client.force_login(user)
+    response = client.get(reverse("scenes:odds", args=[scene.pk]), params)
+    assert response.status_code == 200
+    return response
+
+
+def odds_page(table, **params) -> str:
+    return html.unescape(odds(table.alice, table.scene, **params).content.decode())
+
+
+def row_total(response) -> float:
+    rows = response.context["odds"]["rows"]
+    assert rows
+    return sum(float(row["value"]) for row in rows)
+
+
+def meter_sum(page: str) -> float:
+    values = [float(v) for v in re.findall(r'<meter [^>]*value="([0-9.]+)"', page)]
+    assert values, page
+    return sum(values)
