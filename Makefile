@@ -28,7 +28,7 @@ run: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py seed_demo
+	$(BIN)/python manage.py seed_demo --url http://$(HOST):$(PORT)/
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -85,9 +85,17 @@ def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
     controls: dict[str, Any] = {"template": "systems/conductor/card_spends.html"}
     in_open = event.audience == Audience.EVERYONE or event.revealed_at is not None
     result = data.get("result", {})
+    foe = result.get("foe") or "the foe"
+    if result.get("foe_strikes_back"):
+        # What the miss sets going, said once (the card's summary only says "No hit").
+        strike = data.get("strike_back") or {}
+        if not data.get("foe_id"):
+            controls["miss"] = ("strikes", foe)  # no foe picked: the GM plays it out
+        elif not in_open:
+            controls["miss"] = ("held", foe)
+        else:
+            controls["miss"] = (strike.get("status", "struck"), strike.get("foe") or foe)
     if not in_open:
-        if result.get("foe_strikes_back") and data.get("foe_id"):
-            controls["held_strike_back"] = result.get("foe") or "The foe"
         return controls
     if event.character_id is None:
         return controls

@@ -135,9 +135,8 @@ def attack_outcome(result: conductor.AttackResult, *, label: str, foe: str = "")
     detail = result.to_dict()
     detail["skill_label"] = label
     detail["foe"] = foe
-    against = foe or "the foe"
     if result.foe_strikes_back:
-        summary = f"No hit — {against} strikes back!"
+        summary = "No hit"  # what comes of it is said once, below (card_spends.html)
     else:
         summary = f"{result.hits} {'hit' if result.hits == 1 else 'hits'}"
     pool = sum(1 for d in result.dice if d.source is None)

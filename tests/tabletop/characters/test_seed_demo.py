@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from io import StringIO
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
@@ -91,3 +93,12 @@ def test_seed_demo_is_idempotent(django_user_model):
     assert counts == (3, 5, 15, counts[3]) and counts[3] >= 15
     # The demo password is set again, so the printed logins always work.
     assert authenticate(username="alice", password="tabletop-demo") is not None
+
+
+@pytest.mark.django_db
+def test_seed_demo_prints_where_the_site_is_served():
+    out = StringIO()
+    call_command("seed_demo", "--url", "http://127.0.0.1:9000/", stdout=out)
+    assert "Open http://127.0.0.1:9000/ and log in" in out.getvalue()
+    makefile = (Path(settings.BASE_DIR) / "Makefile").read_text()
+    assert "seed_demo --url http://$(HOST):$(PORT)/" in makefile  # make demo PORT=9000

@@ -22,6 +22,7 @@ from tabletop.characters.models import Character
 from tabletop.characters.sheets import spec_for
 
 DEMO_PASSWORD = "tabletop-demo"
+#: Where `make run` serves by default; `make demo` passes the HOST and PORT it was given.
 URL = "http://127.0.0.1:8000/"
 
 
@@ -36,8 +37,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--password", default=DEMO_PASSWORD, help="The demo users' password.")
+        parser.add_argument("--url", default=URL, help="Where the site is served (printed).")
 
-    def handle(self, *args: Any, password: str, **options: Any) -> None:
+    def handle(self, *args: Any, password: str, url: str, **options: Any) -> None:
         with transaction.atomic():
             users = {name: self._user(name, password) for name in (GM, *PLAYERS)}
             for system in systems.all_systems():
@@ -45,7 +47,7 @@ class Command(BaseCommand):
                 for character in demo_characters(campaign):
                     self._character(campaign, users, character)
         self.stdout.write(self.style.SUCCESS("Demo table ready."))
-        self.stdout.write(f"Open {URL} and log in as one of (password {password!r}):")
+        self.stdout.write(f"Open {url} and log in as one of (password {password!r}):")
         self.stdout.write(f"  {GM:6} the GM of every demo campaign")
         for name in PLAYERS:
             self.stdout.write(f"  {name:6} a player with a character in each")
