@@ -71,9 +71,15 @@ DEFAULT_RULESET: dict[str, Any] = {
         "Hard": {"cost": 3, "dice": KEEP_LOWEST, "rolled": 3},
         "Impossible": {"cost": 4, "dice": AUTOMATIC_FAILURE},
     },
+    # Not in the seed: how long the table has to hinder or resist a declared check (seed
+    # "Reactions": "You can react once per round, to any event you are aware of") before it
+    # rolls by itself, in seconds.
+    "reaction_seconds": 30,
 }
+#: Bounds of the reaction window (seconds): long enough to click, short enough to play on.
+REACTION_SECONDS_RANGE = (3, 600)
 
-_RULESET_FIELDS = ("attributes", "resources", "difficulties")
+_RULESET_FIELDS = ("attributes", "resources", "difficulties", "reaction_seconds")
 _DIFFICULTY_FIELDS = ("cost", "dice", "rolled")
 
 
@@ -184,7 +190,16 @@ def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
         name: _validate_difficulty(name, entry)
         for name, entry in zip(difficulty_names, raw_difficulties.values(), strict=True)
     }
-    return {"attributes": attributes, "resources": resources, "difficulties": difficulties}
+    low, high = REACTION_SECONDS_RANGE
+    reaction_seconds = check_int(
+        merged["reaction_seconds"], "ruleset.reaction_seconds", low=low, high=high
+    )
+    return {
+        "attributes": attributes,
+        "resources": resources,
+        "difficulties": difficulties,
+        "reaction_seconds": reaction_seconds,
+    }
 
 
 @cache

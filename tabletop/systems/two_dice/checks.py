@@ -29,7 +29,6 @@ from tabletop.scenes.kit import procedure_state, scene_action, scene_locked, sto
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
 from tabletop.scenes.rollkinds import RollOutcome
-from tabletop.systems.two_dice import panels as two_dice_panel
 from tabletop.systems.two_dice.panels import pending_of
 from tabletop.systems.two_dice.rolls import BAND_LABELS as TWO_DICE_BANDS
 from tabletop.systems.two_dice.rolls import OTHER_PENALTY
@@ -74,8 +73,9 @@ def check_declare(
     """The character's action this turn is a check that others may oppose before it rolls.
 
     Seed 003 "Opposing": a character "uses a reaction to prevent another character from doing
-    something". The check is declared now (its cost and dice fixed), the table has
-    ``REACTION_SECONDS`` to hinder or resist it, then it rolls with every penalty stacked.
+    something". The check is declared now (its cost and dice fixed), the table has the
+    campaign's ``reaction_seconds`` to hinder or resist it, then it rolls with every penalty
+    stacked.
     """
     require_player(scene, actor, character)
     ruleset = scene.campaign.effective_ruleset()
@@ -108,7 +108,8 @@ def check_declare(
         penalties=[(OTHER_PENALTY, extra)] if extra else [],
         ruleset=ruleset,
     )
-    closes = (now or timezone.now()) + timedelta(seconds=two_dice_panel.REACTION_SECONDS)
+    window = timedelta(seconds=ruleset["reaction_seconds"])  # the campaign's setting
+    closes = (now or timezone.now()) + window
     payment = action.payment
     event = record_event(
         scene=scene,

@@ -11,8 +11,6 @@ from rules.turns import TurnTracker
 from tabletop.scenes.procedures.turns import TurnExtras
 from tabletop.scenes.rollkinds import percent
 
-#: Seconds the table has to hinder or resist a declared check before it rolls by itself.
-REACTION_SECONDS = 15
 _SUCCEEDING = (two_dice.SUCCESS, two_dice.CRITICAL_SUCCESS)
 
 
@@ -80,10 +78,11 @@ def _pending_context(
 def turn_context(
     scene: Any, state: dict[str, Any], tracker: TurnTracker, members: dict[str, dict[str, Any]]
 ) -> dict[str, Any]:
+    ruleset = scene.campaign.effective_ruleset()
     return {
         "pending": _pending_context(state, tracker, members),
-        "two_dice_rules": scene.campaign.effective_ruleset(),
-        "reaction_seconds": REACTION_SECONDS,
+        "two_dice_rules": ruleset,
+        "reaction_seconds": ruleset["reaction_seconds"],
     }
 
 

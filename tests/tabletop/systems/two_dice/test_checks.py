@@ -7,7 +7,7 @@ rolls by itself when the reaction window closes."""
 from __future__ import annotations
 
 import html
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -15,18 +15,19 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
 from rules import two_dice
+from rules.core import RulesError
+from rules.two_dice import ruleset as two_dice_ruleset
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
 from tabletop.systems.two_dice import checks
-from tabletop.systems.two_dice import panels as two_dice_panel
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect
 from tests.tabletop.systems.two_dice.tables import pending, start, tracker, two_dice_table
 
-LATER = timedelta(seconds=two_dice_panel.REACTION_SECONDS + 1)
+LATER = timedelta(seconds=two_dice.DEFAULT_RULESET["reaction_seconds"] + 1)
 
 
 def declare(table, cast, who="tamsin", targets=("rhee", "bandit"), actor=None, **kwargs):
@@ -308,8 +309,12 @@ async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("close_db_after")
 async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
-    monkeypatch.setattr(two_dice_panel, "REACTION_SECONDS", 0.3)
+    # The campaign's reaction window (a setting, 3 s at the least); one second here, so the
+    # test need not wait three.
+    monkeypatch.setattr(two_dice_ruleset, "REACTION_SECONDS_RANGE", (1, 600))
     table, cast = await sync_to_async(two_dice_table)()
+    table.campaign.ruleset = {"reaction_seconds": 1}
+    await sync_to_async(table.campaign.save)()
     await sync_to_async(start)(table, cast)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
@@ -320,7 +325,7 @@ async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
         difficulty="Normal",
         resource="Stamina",
     )
-    await alice.drain(timeout=1.5)
+    await alice.drain(timeout=2)
     await bob.drain(timeout=0.3)
     rolled = await SceneEvent.objects.filter(kind="roll").afirst()
     assert rolled is not None, "the consumer rolls the check once its window closes"
@@ -328,3 +333,26 @@ async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
     assert rolled.public["summary"] in _text(bob)
     await alice.close()
     await bob.close()
+
+
+@pytest.mark.django_db
+def test_the_reaction_window_is_a_campaign_setting():
+    # Default 30 s (issue: "the two_dice reaction window is a campaign setting"), or the GM's.
+    table, cast = two_dice_table()
+    start(table, cast)
+    before = timezone.now()
+    declared = declare(table, cast, targets=["rhee"])
+    closes = datetime.fromisoformat(declared.public["closes_at"])
+    assert timedelta(seconds=29) < closes - before <= timedelta(seconds=31)
+    checks.check_resolve(scene=table.scene, actor=table.gm, seq=declared.seq)
+    table.campaign.ruleset = {"reaction_seconds": 45}
+    table.campaign.save()
+    table.scene.refresh_from_db()
+    panel = turns_panel.context(table.scene, Viewer(table.alice.pk, False))
+    assert panel["reaction_seconds"] == 45
+    before = timezone.now()
+    declared = declare(table, cast, who="garrick", targets=["rhee"], actor=table.bob)
+    closes = datetime.fromisoformat(declared.public["closes_at"])
+    assert timedelta(seconds=44) < closes - before <= timedelta(seconds=46)
+    with pytest.raises(RulesError, match="reaction_seconds"):
+        two_dice.validate_ruleset({"reaction_seconds": 1})
