@@ -103,6 +103,35 @@
     if (el && stickToBottom) { el.scrollTop = el.scrollHeight; }
   }
 
+  // An option may fill in another field of its form: data-sets="difficulty:7" (a foe picked on
+  // a roll panel sets the difficulty the roll is made against, and the field shows it). An
+  // option without it gives the field back to the player.
+  function applyPickedValues(select) {
+    var form = select.form;
+    if (!form) { return; }
+    var option = select.options[select.selectedIndex];
+    var spec = option ? option.getAttribute("data-sets") : null;
+    form.querySelectorAll("[data-set-by='" + select.name + "']").forEach(function (field) {
+      field.readOnly = false;
+      field.removeAttribute("data-set-by");
+    });
+    if (!spec) { return; }
+    var at = spec.indexOf(":");
+    var field = form.elements.namedItem(spec.slice(0, at));
+    if (!field || !("value" in field)) { return; }
+    field.value = spec.slice(at + 1);
+    field.readOnly = true;
+    field.setAttribute("data-set-by", select.name);
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  document.addEventListener("change", function (evt) {
+    var target = evt.target;
+    if (target && target.tagName === "SELECT" && target.querySelector("option[data-sets]")) {
+      applyPickedValues(target);
+    }
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     var root = scene();
     if (!root) { return; }

@@ -107,3 +107,20 @@ def test_a_secret_altered_after_it_was_sealed_is_flagged(browser: Browser, serve
     status = player.locator(".event-roll .verify-status")
     expect(status).to_contain_text("DOES NOT MATCH the commitment published before")
     expect(player.locator(".event-roll .commitment")).to_have_class(re.compile("mismatch"))
+
+
+def test_picking_a_foe_sets_and_shows_its_difficulty(browser: Browser, server):
+    # (A snag from issue 15.) The attack panel's difficulty field follows the foe picked, and
+    # the odds are those against it; "none" gives the field back.
+    gm, _ = open_scene(browser, server, "Demo: Conductor")
+    attack = panel(gm, "Attack roll")
+    difficulty = attack.locator('input[name="difficulty"]')
+    foe = attack.locator('select[name="foe"]')
+    wolf = foe.locator("option", has_text="Ridge Wolf")
+    wanted = re.search(r"difficulty (\d+)", wolf.inner_text()).group(1)
+    foe.select_option(label=wolf.inner_text())
+    expect(difficulty).to_have_value(wanted)
+    expect(difficulty).to_have_attribute("readonly", "")
+    expect(attack.locator(".odds")).to_contain_text("hit")
+    foe.select_option("")
+    expect(difficulty).not_to_have_attribute("readonly", "")
