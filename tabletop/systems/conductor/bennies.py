@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 
+from rules import conductor
 from rules.core import Rng
 from tabletop.scenes import access as base
 from tabletop.scenes.access import lock_roll, roll_data
@@ -102,9 +103,33 @@ def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
     owner = event.character.owner_id
     strike = (data.get("strike_back") or {}).get("status")
     if data.get("roll_kind") in conductor_kinds.BENNY_KINDS and strike != "struck":
-        controls["benny_for"] = owner
-        if data.get("roll_kind") == "conductor_attack":
-            controls["benny_dice"] = list(enumerate(result.get("dice", [])))
+        offers = _benny_offers(data.get("roll_kind"), result)
+        if offers:
+            controls["benny_for"] = owner
+            controls["benny_offers"] = offers
     if strike == "pending":
         controls["strike_back_for"] = owner
     return controls
+
+
+def _benny_offers(roll_kind: str, result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The benny buttons that can change the outcome, each saying how many bennies it would
+    take (issue 15): a standard roll that failed ("+1 each"), or an attack die that can still
+    become a hit, or a 6 that explodes (a die explodes once; a six is already both)."""
+    if roll_kind == "conductor_standard":
+        need = int(result.get("bennies_to_succeed") or 0)
+        if result.get("success") or need <= 0:
+            return []
+        return [{"die": None, "text": "Spend a benny: +1", "note": f"{need} to succeed"}]
+    threshold = conductor.hit_threshold(int(result.get("difficulty", 0)))
+    offers = []
+    for index, die in enumerate(result.get("dice", [])):
+        value = int(die.get("value", 0))
+        if die.get("exploded") or value >= conductor.EXPLODES_AT:
+            continue
+        if value < threshold:
+            note = f"{threshold - value} to hit"
+        else:
+            note = f"{conductor.EXPLODES_AT - value} to explode"
+        offers.append({"die": index, "number": index + 1, "text": f"+1 on {value}", "note": note})
+    return offers

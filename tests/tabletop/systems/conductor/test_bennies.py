@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules import conductor
 from tabletop.scenes import actions
-from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.models import SceneEvent, roll_data
 from tabletop.systems.conductor import bennies
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect, events
@@ -135,3 +135,36 @@ async def test_a_benny_spend_updates_the_card_and_the_party_for_everyone(monkeyp
     assert "gm-dashboard" not in alice.everything() + bob.everything()
     for socket in (gm, alice, bob):
         await socket.close()
+
+
+@pytest.mark.django_db
+def test_benny_buttons_only_where_a_benny_can_change_the_outcome_and_say_how_many():
+    # (A snag from issue 15.) A standard roll that failed offers "+1" with how many bennies
+    # would make it; one that succeeded offers nothing. An attack offers a button per die that
+    # can still hit (or explode), each saying how many bennies that would take.
+    table, hero, _ = conductor_table()
+    data = {"skill_name": "Acrobatics", "difficulty": 7}
+
+    def standard(face):
+        roll = actions.roll_make(
+            scene=table.scene,
+            actor=table.alice,
+            roll_kind="conductor_standard",
+            character=hero,
+            data=data,
+            rng=Faces(face),
+        )
+        return bennies.card_controls(roll, roll_data(roll))
+
+    failed = standard(3)  # 3 + skill 1 = 4, not over 7: 4 bennies would make it
+    assert failed["benny_offers"] == [
+        {"die": None, "text": "Spend a benny: +1", "note": "4 to succeed"}
+    ]
+    assert "benny_offers" not in standard(9) and "benny_for" not in standard(9)
+
+    attack_roll = attack(table, hero, 2, 6, 4)  # vs 4: a 2 (miss), a 6 (hit, explodes into 4)
+    offers = bennies.card_controls(attack_roll, roll_data(attack_roll))["benny_offers"]
+    assert [(o["die"], o["text"], o["note"]) for o in offers] == [
+        (0, "+1 on 2", "2 to hit"),
+        (2, "+1 on 4", "2 to explode"),
+    ]
