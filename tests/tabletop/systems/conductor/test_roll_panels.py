@@ -218,3 +218,22 @@ def test_conductor_panels_offer_the_sheet(transactional_db):
     )
     assert "Weapon (Sword): 2" in text
     assert "Cave troll (difficulty 5)" in text
+
+
+def test_the_gms_skill_list_names_each_character(transactional_db):
+    # (A snag from issue 15.) The GM's list holds every character's skills: each names whose.
+    table, hero = roll_panel_table()
+    Character.objects.create(
+        campaign=table.campaign,
+        owner=table.bob,
+        name="Brannoc",
+        skills=[{"name": "Strength", "value": 3, "specialisation": ""}],
+    )
+    for user, named in ((table.gm, True), (table.bob, False)):
+        client = Client()
+        client.force_login(user)
+        text = html.unescape(
+            client.get(reverse("scenes:detail", args=[table.scene.pk])).content.decode()
+        )
+        assert ("Brannoc · Strength: 3" in text) is named
+        assert "Strength: 3" in text
