@@ -87,7 +87,20 @@ def _roll_stale(event: Any) -> set[str]:
 
 
 register(EventKind("roll", "scenes/events/roll.html", stale=_roll_stale, audiences=ANY_AUDIENCE))
-register(EventKind("reveal", "scenes/events/reveal.html", stale=frozenset({"dashboard"})))
+
+
+def _reveal_stale(event: Any) -> set[str]:
+    """A reveal leaves the GM's hidden list, and what the revealed roll's kind sets going at
+    the table (its consequences run now) makes that kind's panels stale too."""
+    stale = {"dashboard"}
+    if event.parent is not None:
+        kind = ROLL_KINDS.get(str(roll_data(event.parent).get("roll_kind", "")))
+        if kind is not None:
+            stale |= kind.stale
+    return stale
+
+
+register(EventKind("reveal", "scenes/events/reveal.html", stale=_reveal_stale))
 register(EventKind("award", "scenes/events/award.html", stale=frozenset({"party", "dashboard"})))
 register(EventKind("turn", "scenes/events/turn.html", stale=frozenset({"turns"})))
 register(EventKind("scene_opened", "scenes/events/scene_opened.html"))

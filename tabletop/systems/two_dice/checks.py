@@ -30,6 +30,7 @@ from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
 from tabletop.scenes.rollkinds import RollOutcome
 from tabletop.systems.two_dice.panels import pending_of
+from tabletop.systems.two_dice.resources import pay_from_sheet
 from tabletop.systems.two_dice.rolls import BAND_LABELS as TWO_DICE_BANDS
 from tabletop.systems.two_dice.rolls import OTHER_PENALTY
 
@@ -240,7 +241,7 @@ def check_react(
         outcome=reaction.band,
     )
     declared = SceneEvent.objects.filter(scene=scene, seq=detail["declared"]).first()
-    return record_roll(
+    event = record_roll(
         scene=scene,
         actor=actor,
         character=character,
@@ -249,6 +250,16 @@ def check_react(
         outcome=outcome,
         parent=declared,
     )
+    _pay(event, character, reaction.payment)  # a reaction is an action: it costs too
+    return event
+
+
+def _pay(event: SceneEvent, character: Character | None, payment: two_dice.Payment) -> None:
+    """The check's cost leaves the sheet now that it rolled; its card says how much."""
+    if character is None:
+        return
+    event.public["paid_from_sheet"] = pay_from_sheet(character, payment.resource, payment.paid)
+    event.save(update_fields=["public"])
 
 
 def check_resolve(
@@ -359,6 +370,7 @@ def _roll(
     if declared is not None:
         declared.public["result_seq"] = event.seq
         declared.save(update_fields=["public"])
+    _pay(event, character, pending.payment)
     state.update(pending=None, last={"seq": event.seq, "summary": f"{name}: {summary}"})
     store_state(scene, turns_panel.NAME, state)
     return event

@@ -21,6 +21,7 @@ from tabletop.scenes.rollkinds import (
     odds_rows,
     percent,
 )
+from tabletop.systems.two_dice import resources
 
 #: This system's roll kinds, in the order its roll panels show them.
 KINDS: list[RollKind] = []
@@ -81,7 +82,6 @@ def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> Rol
     detail = result.to_dict()
     detail["band_label"] = BAND_LABELS[result.band]
     detail["extra_penalty"] = extra
-    detail["deducted"] = False  # the spend action takes the points later
     payment = result.payment
     return RollOutcome(
         title=(
@@ -127,6 +127,8 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
 KINDS.append(
     RollKind(
         name="two_dice",
+        consequences=resources.after_check,  # the cost leaves the sheet
+        stale=frozenset({"party", "dashboard"}),
         label="Check (2d6)",
         card="systems/two_dice/rolls/check.html",
         form="systems/two_dice/forms/check.html",
@@ -140,7 +142,7 @@ KINDS.append(
         name="two_dice_action",
         label="Action",
         card="systems/two_dice/rolls/action.html",
-        stale=frozenset({"turns"}),
+        stale=frozenset({"turns", "party", "dashboard"}),
     )
 )
 KINDS.append(
@@ -148,6 +150,6 @@ KINDS.append(
         name="two_dice_reaction",
         label="Reaction",
         card="systems/two_dice/rolls/reaction.html",
-        stale=frozenset({"turns"}),
+        stale=frozenset({"turns", "party", "dashboard"}),
     )
 )

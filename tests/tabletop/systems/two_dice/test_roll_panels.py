@@ -65,7 +65,9 @@ async def test_two_dice_roll_pays_from_sheet_and_shows_unpaid_penalty(two_dice_t
     assert "unpaid 2" in text and "dropped" in text
     assert result["band_label"] in text
     await sync_to_async(ayla.refresh_from_db)()
-    assert ayla.resources["Health"]["current"] == 1  # nothing is spent by rolling
+    # The 1 point there is paid from the sheet (the unpaid 2 are the penalty, seed 003).
+    assert ayla.resources["Health"]["current"] == 0
+    assert "1 taken from Health on the sheet" in text
 
 
 async def test_two_dice_unlinked_resource_is_refused(two_dice_table):

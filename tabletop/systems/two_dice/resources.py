@@ -1,0 +1,43 @@
+"""Paying a check's resource cost from the sheet (seed 003 "Resource Cost": "Each action costs
+an amount of resources determined by the difficulty"; "you suffer a penalty on the check equal
+to the unpaid cost"). The cost is fixed when the check is made; the points leave the sheet when
+it resolves: a roll the table sees at once, a hidden one on its reveal (its kind's
+consequences), a declared check when it rolls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.core import Rng
+from tabletop.characters.models import Character
+from tabletop.scenes.models import SceneEvent, roll_data
+
+
+def pay_from_sheet(character: Character | None, resource: str, amount: int) -> int:
+    """Take up to ``amount`` points of ``resource`` off the character's sheet (never below 0,
+    the row locked so simultaneous checks never overdraw); how many it took."""
+    if character is None or amount <= 0:
+        return 0
+    locked = Character.objects.select_for_update().get(pk=character.pk)
+    resources = dict(locked.resources or {})
+    current = resources.get(resource)
+    if not isinstance(current, dict):
+        return 0
+    have = current.get("current")
+    have = have if isinstance(have, int) and not isinstance(have, bool) else 0
+    paid = min(amount, max(have, 0))
+    if paid:
+        resources[resource] = {**current, "current": have - paid}
+        locked.resources = resources
+        locked.save(update_fields=["resources"])
+    return paid
+
+
+def after_check(*, event: SceneEvent, rng: Rng) -> None:
+    """The two_dice roll kind's consequences: its cost leaves the roller's sheet (a roll made
+    with a character; typed numbers pay nothing)."""
+    payment: dict[str, Any] = roll_data(event).get("result", {}).get("payment") or {}
+    paid = pay_from_sheet(event.character, str(payment.get("resource", "")), payment.get("paid", 0))
+    if event.character is not None:
+        event.public["paid_from_sheet"] = paid
+        event.save(update_fields=["public"])
