@@ -37,11 +37,13 @@ from rules.two_dice.checks import (
 )
 from rules.two_dice.odds import _band_distribution
 from rules.two_dice.ruleset import (
+    CRITICAL_SUCCESS,
     DICE_MODES,
     DIE_SIDES,
     HINDER,
     MAX_NUMBER,
     RESIST,
+    SUCCESS,
     _difficulty,
     _name,
     _ruleset,
@@ -193,6 +195,32 @@ class PendingAction(Result):
         return _band_distribution(
             self.dice_mode, self.rolled, self.attribute_value, self.known_penalty(target)
         )
+
+    def success_if_opposed(self, opposition: str, reactor: str) -> tuple[Fraction, Fraction]:
+        """(now, then): the chance the action succeeds (success or better) as things stand, and
+        if ``reactor``'s hinder or resist succeeds, exact over its penalty die.
+
+        Seed "Hinder": a successful hinder rolls "a die and apply the result as a penalty to
+        the hindered action check result against all targets" (read here against the action
+        as declared, or against the reactor when it is a target); "Resist": the same "against
+        only the resisting character". Penalties stack ("Opposition Stacking").
+        """
+        if opposition not in (HINDER, RESIST):
+            raise RulesError(f"{opposition!r} is neither {HINDER} nor {RESIST}.")
+        target = reactor if reactor in self.targets else None
+        if opposition == RESIST:
+            target = self._target(reactor)
+        known = self.known_penalty(target)
+
+        def success(penalty: int) -> Fraction:
+            bands = _band_distribution(self.dice_mode, self.rolled, self.attribute_value, penalty)
+            return bands[SUCCESS] + bands[CRITICAL_SUCCESS]
+
+        then = (
+            sum((success(known + face) for face in range(1, DIE_SIDES + 1)), Fraction(0))
+            / DIE_SIDES
+        )
+        return success(known), then
 
     def _target(self, target: Any) -> str:
         if target not in self.targets:

@@ -1,5 +1,6 @@
 """two_dice (seed 003) "Opposing": pending actions, hinder, resist, stacking, storage."""
 
+import itertools
 import json
 import random
 from fractions import Fraction
@@ -247,3 +248,39 @@ def test_bad_stored_actions():
         td.ActionOutcome.from_dict(
             {"actor": "Ayla", "check": reaction(succeeds=True).to_dict(), "targets": 3}
         )
+
+
+@pytest.mark.parametrize("attribute", [3, 6, 9, 12])
+@pytest.mark.parametrize("difficulty", ["Normal", "Easy", "Hard"])
+def test_success_if_opposed_against_enumeration(attribute, difficulty):
+    # What a hinder or resist would buy, if it succeeds: every roll of the action's dice and
+    # every face of the penalty die, counted by hand.
+    action = td.declare_action(
+        actor="Ayla",
+        targets=["Bram"],
+        attribute="Might",
+        attribute_value=attribute,
+        difficulty=difficulty,
+        resource="Health",
+        resource_available=9,
+    )
+    rolled = 2 if difficulty == "Normal" else 3
+
+    def kept(faces):
+        ordered = sorted(faces)
+        if difficulty == "Easy":
+            return ordered[-2:]
+        if difficulty == "Hard":
+            return ordered[:2]
+        return ordered
+
+    rolls = list(itertools.product(range(1, 7), repeat=rolled))
+    now = Fraction(sum(sum(kept(r)) + attribute >= 15 for r in rolls), len(rolls))
+    then = Fraction(
+        sum(sum(kept(r)) + attribute - face >= 15 for r in rolls for face in range(1, 7)),
+        len(rolls) * 6,
+    )
+    assert action.success_if_opposed("hinder", "Cleo") == (now, then)
+    assert action.success_if_opposed("resist", "Bram") == (now, then)
+    with pytest.raises(core.UnknownNameError):
+        action.success_if_opposed("resist", "Cleo")  # only targets resist

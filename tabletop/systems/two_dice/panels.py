@@ -46,7 +46,7 @@ def _pending_context(
         for t in action.targets
     ]
     reactors = [
-        {**members[pid], "may_resist": pid in action.targets}
+        {**members[pid], "may_resist": pid in action.targets, "buys": _what_it_buys(action, pid)}
         for pid in members
         if pid != action.actor and pid not in opposed and members[pid]["can_react"]
     ]
@@ -73,6 +73,17 @@ def _pending_context(
         ],
         "reactors": reactors,
     }
+
+
+def _what_it_buys(action: two_dice.PendingAction, reactor: str) -> list[dict[str, str]]:
+    """What a successful hinder (and, for a target, resist) would do to the action's chance of
+    success (exact, over the penalty die: rules ``success_if_opposed``)."""
+    kinds = [two_dice.HINDER] + ([two_dice.RESIST] if reactor in action.targets else [])
+    out = []
+    for kind in kinds:
+        now, then = action.success_if_opposed(kind, reactor)
+        out.append({"kind": kind, "now": percent(now), "then": percent(then)})
+    return out
 
 
 def turn_context(

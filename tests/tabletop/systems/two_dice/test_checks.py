@@ -22,6 +22,7 @@ from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
+from tabletop.scenes.rollkinds import percent
 from tabletop.systems.two_dice import checks
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect
@@ -232,6 +233,12 @@ def test_the_panel_shows_the_reactions_and_who_may_react():
     # Rhee has reacted and Tamsin is acting: only Garrick and the Bandit may still react.
     assert sorted(r["name"] for r in p["reactors"]) == ["Bandit", "Garrick"]
     assert all(not r["may_resist"] for r in p["reactors"])
+    # Each reaction form says what a success would buy (issue 15), computed by rules/.
+    action = pending(table)
+    garrick = next(r for r in p["reactors"] if r["name"] == "Garrick")
+    now, then = action.success_if_opposed("hinder", str(cast["garrick"].pk))
+    assert garrick["buys"] == [{"kind": "hinder", "now": percent(now), "then": percent(then)}]
+    assert then < now
 
 
 # --- over the sockets ---
