@@ -1,5 +1,6 @@
 # Two commands: `make run` serves the app, `make test` runs the whole suite.
 # Both create and update .venv from pyproject.toml; no other manual step.
+# `make dev` serves with DEBUG on instead (tracebacks, static files picked up as they change).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-services lint format bench demo venv clean
+.PHONY: run dev test test-services lint format bench demo venv clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found %s)" % sys.version.split()[0])'
@@ -18,13 +19,23 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-run: $(STAMP)
-	$(BIN)/python manage.py migrate --noinput
+# `make run`: DEBUG off (friendly error pages, hashed static files from `collectstatic`), still on
+# the embedded defaults (SQLite, in-memory layer); LOCAL_HTTP=true keeps it on plain HTTP for this
+# machine and uses a secret key generated once into .local/secret_key (git-ignored; see
+# tabletop/settings.py).
+# `make dev`: DEBUG on. One recipe for both, so daphne has one command line here.
+run: SERVE_ENV := DEBUG=false LOCAL_HTTP=true
+run: SERVE_NOTE := DEBUG off; make dev for DEBUG on
+dev: SERVE_ENV := DEBUG=true
+dev: SERVE_NOTE := DEBUG on, for development only
+run dev: $(STAMP)
+	$(SERVE_ENV) $(BIN)/python manage.py migrate --noinput
+	$(if $(filter run,$@),$(SERVE_ENV) $(BIN)/python manage.py collectstatic --noinput -v 0)
 	@echo ""
-	@echo "  Tabletop is running at http://$(HOST):$(PORT)/   (Ctrl-C to stop)"
+	@echo "  Tabletop is running at http://$(HOST):$(PORT)/ ($(SERVE_NOTE))   (Ctrl-C to stop)"
 	@echo "  Demo tables and logins: make demo"
 	@echo ""
-	$(BIN)/daphne -b $(HOST) -p $(PORT) --websocket-max-message-size 65536 tabletop.asgi:application
+	$(SERVE_ENV) $(BIN)/daphne -b $(HOST) -p $(PORT) --websocket-max-message-size 65536 tabletop.asgi:application
 
 demo: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput

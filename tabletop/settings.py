@@ -1,14 +1,22 @@
 """Settings for the tabletop project, read from the environment.
 
 With nothing set, the app runs on the embedded defaults: SQLite and the in-memory channel layer,
-DEBUG on, bound to 127.0.0.1. Production sets DATABASE_URL (PostgreSQL), REDIS_URL (channels-redis),
-SECRET_KEY, DEBUG=false, ALLOWED_HOSTS and CSRF_TRUSTED_ORIGINS; `manage.py check --deploy`
-is clean with those.
+DEBUG on, bound to 127.0.0.1 (`make dev`). Production sets DATABASE_URL (PostgreSQL), REDIS_URL
+(channels-redis), SECRET_KEY, DEBUG=false, ALLOWED_HOSTS and CSRF_TRUSTED_ORIGINS; `manage.py
+check --deploy` is clean with those: DEBUG off means HTTPS only (redirect, HSTS, Secure cookies).
+
+`make run` sets DEBUG=false and LOCAL_HTTP=true: the production settings, on the embedded
+defaults, for this machine over plain HTTP. LOCAL_HTTP drops the HTTPS-only settings, allows only
+loopback hosts, and without SECRET_KEY uses a key generated once into SECRET_KEY_FILE
+(git-ignored ``.local/secret_key``). It does nothing while DEBUG is on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -32,19 +40,56 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
+def local_secret_key(path: Path) -> str:
+    """The secret key kept in ``path``, generated there (mode 0600) the first time it is needed.
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-    SECRET_KEY = "django-insecure-local-development-only-key-never-use-in-production"
+    Stable across restarts, so sessions survive them; never committed (.gitignore). Two processes
+    starting at once agree: the first link wins and the other reads its key.
+    """
+    if not path.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, draft = tempfile.mkstemp(dir=path.parent, prefix=".secret_key-")  # mode 0600
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_urlsafe(50) + "\n")
+            with contextlib.suppress(FileExistsError):
+                os.link(draft, path)  # never replaces a key that is already there
+        finally:
+            os.unlink(draft)
+    key = path.read_text().strip()
+    if len(key) < 50:
+        raise ImproperlyConfigured(f"{path} holds no usable secret key; delete it for a new one.")
+    return key
+
+
+DEBUG = env_bool("DEBUG", True)
+#: This machine over plain HTTP with DEBUG off (`make run`): see the module docstring.
+LOCAL_HTTP = env_bool("LOCAL_HTTP", False) and not DEBUG
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "[::1]"}
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 if not DEBUG and "*" in ALLOWED_HOSTS:
     # A wildcard host would let any Origin open a websocket (AllowedHostsOriginValidator).
     raise ImproperlyConfigured("ALLOWED_HOSTS may not contain '*' when DEBUG is off.")
+if LOCAL_HTTP and not set(ALLOWED_HOSTS) <= LOOPBACK_HOSTS:
+    # Passwords and session cookies would cross the network in clear text.
+    raise ImproperlyConfigured(
+        "LOCAL_HTTP serves plain HTTP to this machine only: ALLOWED_HOSTS may name only "
+        "127.0.0.1, localhost and [::1]. Serve other hosts over HTTPS, without LOCAL_HTTP."
+    )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+SECRET_KEY_FILE = Path(os.environ.get("SECRET_KEY_FILE") or BASE_DIR / ".local" / "secret_key")
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if LOCAL_HTTP:
+        SECRET_KEY = local_secret_key(SECRET_KEY_FILE)
+    elif not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off (`make run` uses a generated local key)."
+        )
+    else:
+        SECRET_KEY = "django-insecure-local-development-only-key-never-use-in-production"
 
 INSTALLED_APPS = [
     "daphne",
@@ -169,6 +214,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# DEBUG off serves the hashed, compressed files `collectstatic` put in STATIC_ROOT (whitenoise):
+# `make run` collects them before serving, the image at build time (deploy/Dockerfile).
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -182,12 +229,13 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 
-# Security: on whenever DEBUG is off; the reverse proxy terminates TLS.
+# Security: on whenever DEBUG is off; the reverse proxy terminates TLS. The HTTPS-only part is
+# left out for LOCAL_HTTP (`make run`: plain HTTP on loopback, no proxy in front).
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
-if not DEBUG:
+if not DEBUG and not LOCAL_HTTP:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(60 * 60 * 24 * 365)))
