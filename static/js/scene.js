@@ -82,12 +82,24 @@
     });
   }
 
-  // A plot point spend's cancel window: count down to when it takes effect.
+  // A plot point spend's cancel window: count down to when it takes effect, the bar shrinking
+  // from the window's start (data-opens-at) to its end (data-closes-at).
   function tickCountdowns() {
     document.querySelectorAll(".countdown[data-closes-at]").forEach(function (el) {
-      var left = Math.max(0, Math.ceil((Date.parse(el.getAttribute("data-closes-at")) - Date.now()) / 1000));
+      var closes = Date.parse(el.getAttribute("data-closes-at"));
+      var leftMs = Math.max(0, closes - Date.now());
+      var left = Math.ceil(leftMs / 1000);
       var seconds = el.querySelector(".seconds");
       if (seconds) { seconds.textContent = String(left); }
+      var bar = el.querySelector("progress");
+      var opens = Date.parse(el.getAttribute("data-opens-at") || "");
+      if (bar && !isNaN(closes)) {
+        var total = isNaN(opens) ? 0 : closes - opens;
+        if (total <= 0) { total = Math.max(leftMs, 1); }
+        bar.max = total / 1000;
+        bar.value = Math.min(leftMs, total) / 1000;
+        bar.setAttribute("aria-valuetext", left + " second" + (left === 1 ? "" : "s") + " left");
+      }
       if (left === 0) {
         el.classList.add("closing");
         var card = el.closest("article");
@@ -142,7 +154,7 @@
     verifyCommitments(document);
     scrollLog();
     tickCountdowns();
-    window.setInterval(tickCountdowns, 1000);
+    window.setInterval(tickCountdowns, 250);  // often enough for the bar to shrink smoothly
     var el = log();
     if (el) {
       el.addEventListener("scroll", function () {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import Case, IntegerField, QuerySet, Value, When
 
 import rules
 from tabletop.campaigns.models import Campaign, Invite, Membership
@@ -88,6 +88,24 @@ def characters_in(*, campaign: Campaign, viewer_is_gm: bool) -> QuerySet[Any]:
     if not viewer_is_gm:
         characters = characters.filter(kind=Character.Kind.PC)
     return characters
+
+
+def scenes_of(*, campaign: Campaign) -> QuerySet[Any]:
+    """The campaign's scenes for its page: the open ones (live now) first, then those prepared,
+    then the closed ones; newest first within each."""
+    from tabletop.scenes.models import Scene  # the scenes app builds on campaigns
+
+    status_order = Case(
+        When(status=Scene.Status.OPEN, then=Value(0)),
+        When(status=Scene.Status.PREPARED, then=Value(1)),
+        default=Value(2),
+        output_field=IntegerField(),
+    )
+    return (
+        Scene.objects.filter(campaign=campaign)
+        .annotate(status_order=status_order)
+        .order_by("status_order", "-created_at", "-pk")
+    )
 
 
 def ruleset_defaults(*, campaign: Campaign) -> dict[str, Any]:

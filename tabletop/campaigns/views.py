@@ -87,6 +87,7 @@ def _detail_context(request: HttpRequest, campaign: Campaign, membership: Member
         "viewer_is_gm": viewer_is_gm,
         "members": selectors.members_of(campaign=campaign),
         "characters": characters,
+        "scenes": selectors.scenes_of(campaign=campaign),
         "character_create_url": _url_or_none("characters:create", campaign_pk=campaign.pk),
         "invite": invite,
         "invite_url": (

@@ -51,9 +51,14 @@ def _own_character(scene: Scene, actor: Any, character_id: Any) -> Character:
     return character
 
 
-def _closes_at(scene: Scene) -> datetime:
+def _cancel_window(scene: Scene) -> dict[str, str]:
+    """The cancel window, opening now: its ends, for the settling and the card's countdown."""
+    opens = timezone.now()
     seconds = scene.campaign.effective_ruleset()["plot_point_cancel_seconds"]
-    return timezone.now() + timedelta(seconds=seconds)
+    return {
+        "opens_at": opens.isoformat(),
+        "closes_at": (opens + timedelta(seconds=seconds)).isoformat(),
+    }
 
 
 @scene_action(system=SYSTEM, what="Plot points", locks=False)
@@ -111,7 +116,7 @@ def plot_spend(
         public["status"] = "awaiting_gm"
     else:
         pay(character, "plot_points", points, "plot points")
-        public.update(status="open", closes_at=_closes_at(scene).isoformat())
+        public.update(status="open", **_cancel_window(scene))
     event = record_event(
         scene=scene, kind="plot_spend", actor=actor, character=character, public=public
     )
@@ -169,7 +174,7 @@ def plot_spend_decide(
             raise ValidationError(f"Set a cost between {spec['cost']} and 20.")
     if approve:
         pay(spend.character, "plot_points", points, "plot points")
-        spend.public.update(status="open", points=points, closes_at=_closes_at(scene).isoformat())
+        spend.public.update(status="open", points=points, **_cancel_window(scene))
     else:
         spend.public["status"] = "denied"
         _clear_pending_change(spend)
