@@ -29,6 +29,7 @@ from tabletop.scenes.audiences import (
 )
 from tabletop.scenes.commitments import canonical_json, commit
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import render_panels, stale_panels
 from tabletop.scenes.rollkinds import ROLL_KINDS
 
@@ -119,6 +120,7 @@ def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[st
             data.update(amended)
             ctx["amended"] = True
     ctx["data"] = data
+    ctx["roll_mode"] = MODES.get(str(data.get("mode", "")))
     if vis == FULL:
         ctx["controls"] = card_controls(event, data)
         kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))

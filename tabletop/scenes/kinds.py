@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop import systems
-from tabletop.scenes.models import roll_data
+from tabletop.scenes.models import Audience, roll_data
 from tabletop.scenes.rollkinds import ROLL_KINDS
 
-EVERYONE = frozenset({"everyone"})
-ANY_AUDIENCE = frozenset({"everyone", "gm_only", "private", "blind", "self"})
+EVERYONE = frozenset({Audience.EVERYONE.value})
+ANY_AUDIENCE = frozenset(Audience.values)
 
 Stale = frozenset[str] | Callable[[Any], Iterable[str]]
 
@@ -71,7 +71,8 @@ def get(name: str) -> EventKind:
 
 # --- the generic kinds ---------------------------------------------------------------------------
 
-_HIDDEN = frozenset({"gm_only", "private", "blind"})
+#: Hidden results the GM's dashboard lists (a self roll is the roller's alone).
+_HIDDEN = frozenset({Audience.GM_ONLY, Audience.PRIVATE, Audience.BLIND})
 
 
 def _roll_stale(event: Any) -> set[str]:

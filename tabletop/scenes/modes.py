@@ -12,20 +12,21 @@ class RollMode:
     name: str  # stored with every roll ("mode")
     label: str  # what the mode select shows
     audience: str
+    badge: str  # what a card of a roll in this mode says of it
     gm_only: bool = False  # only the GM rolls in this mode
 
 
 MODES: dict[str, RollMode] = {
     mode.name: mode
     for mode in (
-        RollMode("public", "Public", Audience.EVERYONE),
+        RollMode("public", "Public", Audience.EVERYONE, ""),
         # The GM and the roller see it.
-        RollMode("gm", "Private to GM", Audience.PRIVATE),
+        RollMode("gm", "Private to GM", Audience.PRIVATE, "private to GM"),
         # Only the GM sees it; the roller sees that it happened.
-        RollMode("blind", "Blind to GM", Audience.BLIND),
-        RollMode("self", "Self", Audience.SELF),
+        RollMode("blind", "Blind to GM", Audience.BLIND, "blind"),
+        RollMode("self", "Self", Audience.SELF, "self"),
         # The GM's own secret roll (a perception roll for a player).
-        RollMode("secret", "Secret (GM)", Audience.GM_ONLY, gm_only=True),
+        RollMode("secret", "Secret (GM)", Audience.GM_ONLY, "GM secret", gm_only=True),
     )
 }
 #: Mode name -> audience.

@@ -1,0 +1,37 @@
+"""Roll modes are defined once (tabletop/scenes/modes.py): the panel's select, the audience a
+roll gets and the badge its card shows all come from there."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabletop.scenes import actions
+from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.events import render_card
+from tabletop.scenes.modes import MODES, modes_for
+from tests.support.dice import Faces
+from tests.support.tables import make_table
+
+
+def test_players_are_not_offered_the_gms_secret_mode():
+    assert [m.name for m in modes_for(is_gm=True)] == list(MODES)
+    assert "secret" not in [m.name for m in modes_for(is_gm=False)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_roll_gets_its_modes_audience_and_badge(mode):
+    table = make_table(system="conductor")
+    actor = table.gm if MODES[mode].gm_only else table.alice
+    roll = actions.roll_make(
+        scene=table.scene,
+        actor=actor,
+        roll_kind="expression",
+        mode=mode,
+        data={"expression": "1d6"},
+        rng=Faces(4),
+    )
+    assert roll.audience == MODES[mode].audience
+    card = render_card(roll, "full", Viewer(table.gm.pk, True), live=False)
+    badge = MODES[mode].badge
+    assert (f'<small class="badge mode-{mode}">{badge}' in card) is bool(badge)
