@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from bench import roll_costs, rolls_speed, rules_speed
+from bench import long_log, roll_costs, rolls_speed, rules_speed
 from bench.fanout import run as fanout
 
 if __name__ == "__main__":
@@ -19,6 +19,7 @@ if __name__ == "__main__":
     failed = rules_speed.main()
     failed |= rolls_speed.main(calls=200 if quick else None)
     failed |= roll_costs.run_isolated()  # a few seconds, the same in a quick run
+    failed |= long_log.run_isolated()  # about 40 s: 5,000 events played, then the page
     failed |= fanout.main(quick=quick)
     print(f"make bench: {time.monotonic() - started:.0f} s; reports in bench/out/")
     sys.exit(failed)

@@ -189,6 +189,16 @@
     scrollLog();
   });
 
+  // Earlier entries of a long log, loaded on demand: the same care as live cards (controls not
+  // meant for this user, sealed commitments, verification), without scrolling away.
+  document.body.addEventListener("htmx:afterSettle", function () {
+    var el = log();
+    if (!el) { return; }
+    pruneControls(el);
+    rememberSealed(el);
+    verifyCommitments(el);
+  });
+
   // Clear the previous error once the player acts again.
   document.body.addEventListener("htmx:wsConfigSend", function () {
     var errors = document.getElementById("scene-errors");

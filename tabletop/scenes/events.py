@@ -243,6 +243,37 @@ def _committed(pk: int) -> SceneEvent:
     ).get(pk=pk)
 
 
+#: How many cards the scene page shows at first; earlier ones load on demand.
+LOG_PAGE = 200
+
+
+def visible_page(
+    *, scene: Scene, viewer: Viewer, before_seq: int | None = None, limit: int = LOG_PAGE
+) -> tuple[list[tuple[SceneEvent, Visibility]], bool]:
+    """The last ``limit`` events the viewer may see (before ``before_seq``), in order, and
+    whether any visible one is earlier still. Reads newest first in chunks, so a long scene
+    costs what its last page costs, not its whole log."""
+    events = SceneEvent.objects.filter(scene=scene).select_related("actor", "character", "parent")
+    if before_seq is not None:
+        events = events.filter(seq__lt=before_seq)
+    found: list[tuple[SceneEvent, Visibility]] = []
+    below: int | None = None
+    while True:
+        chunk = events if below is None else events.filter(seq__lt=below)
+        batch = list(chunk.order_by("-seq")[: limit * 2])
+        for event in batch:
+            event.scene = scene  # the cards ask for the campaign's system: no query per card
+            vis = visibility(event, viewer)
+            if vis is None:
+                continue
+            if len(found) == limit:
+                return found[::-1], True
+            found.append((event, vis))
+        if len(batch) < limit * 2:
+            return found[::-1], False
+        below = batch[-1].seq
+
+
 def visible_events(
     *, scene: Scene, viewer: Viewer, after_seq: int = 0
 ) -> list[tuple[SceneEvent, Visibility]]:

@@ -9,4 +9,5 @@ urlpatterns = [
     path("<int:pk>/open/", views.scene_status, {"change": "open"}, name="open"),
     path("<int:pk>/close/", views.scene_status, {"change": "close"}, name="close"),
     path("<int:pk>/odds/", views.roll_odds, name="odds"),
+    path("<int:pk>/earlier/", views.scene_earlier, name="earlier"),
 ]

@@ -14,7 +14,7 @@ from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.events import render_card, visible_events
+from tabletop.scenes.events import render_card, visible_page
 from tabletop.scenes.models import Scene
 from tabletop.scenes.modes import modes_for
 from tabletop.scenes.panels import panel_context
@@ -53,7 +53,7 @@ def scene_list(request: HttpRequest, campaign_pk: int) -> HttpResponse:
 def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
     scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
     viewer = _viewer_for(scene.campaign, request)
-    events = visible_events(scene=scene, viewer=viewer)
+    events, more = visible_page(scene=scene, viewer=viewer)
     cards = [render_card(event, vis, viewer, live=False) for event, vis in events]
     if viewer.is_gm:
         characters = Character.objects.filter(campaign=scene.campaign)
@@ -76,6 +76,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "viewer": viewer,
             "cards": cards,
             "last_seq": events[-1][0].seq if events else 0,
+            "earlier_before": events[0][0].seq if more else None,
             "online": online_users(scene_id=scene.pk),
             "roll_kinds": kinds_for(scene.campaign.system),
             "characters": characters,
@@ -129,3 +130,22 @@ def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
                 " ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
             )
     return render(request, "scenes/_odds.html", context)
+
+
+@login_required
+@require_GET
+def scene_earlier(request: HttpRequest, pk: int) -> HttpResponse:
+    """Earlier cards of a long log (an htmx partial): the page before ``before``, filtered for
+    this viewer like every other path, with the control for the page before that."""
+    scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
+    viewer = _viewer_for(scene.campaign, request)
+    raw = request.GET.get("before", "")
+    if not raw.isdigit():
+        return HttpResponse("Which cards? (before= a seq)", status=400)
+    events, more = visible_page(scene=scene, viewer=viewer, before_seq=int(raw))
+    cards = [render_card(event, vis, viewer, live=False) for event, vis in events]
+    return render(
+        request,
+        "scenes/_earlier.html",
+        {"scene": scene, "cards": cards, "earlier_before": events[0][0].seq if more else None},
+    )

@@ -138,6 +138,9 @@ CASES: dict[str, Case] = {
         ),
         members(),
     ),
+    "scenes:earlier": Case(
+        lambda w: reverse("scenes:earlier", args=[w.table.scene.pk]) + "?before=2", members()
+    ),
 }
 
 #: A scene is created by POST to the list page: the GM only.
