@@ -68,3 +68,22 @@ def meter_sum(page: str) -> float:
     values = [float(v) for v in re.findall(r'<meter [^>]*value="([0-9.]+)"', page)]
     assert values, page
     return sum(values)
+
+
+def assert_odds_error(system: str, roll_kind: str, params: dict, message: str) -> None:
+    """Bad panel input gets the odds endpoint's clear error, and no bar chart."""
+    table, ayla = table_with_character(system)
+    page = odds_page(table, roll_kind=roll_kind, character=ayla.pk, **params)
+    assert 'class="odds-error"' in page and message in page
+    assert "<meter" not in page
+
+
+def assert_panels_render(system: str, sheet: dict, expected: list[str]) -> None:
+    """The system's roll panels on the scene page show what the sheet says (no inline code)."""
+    table, _ayla = table_with_character(system, **sheet)
+    client = Client()
+    client.force_login(table.alice)
+    page = client.get(reverse("scenes:detail", args=[table.scene.pk])).content.decode()
+    for text in expected:
+        assert text in page
+    assert "style=" not in page and "<script>" not in page

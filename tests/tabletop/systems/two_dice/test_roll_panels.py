@@ -13,6 +13,7 @@ from django.urls import reverse
 from rules import two_dice
 from tabletop.scenes.rollkinds import ROLL_KINDS
 from tests.tabletop.systems.roll_panels import (
+    assert_odds_error,
     meter_sum,
     odds_page,
     roll_via_socket,
@@ -128,11 +129,7 @@ def test_two_dice_odds_use_the_unpaid_penalty(two_dice_table):
     ],
 )
 def test_odds_bad_input_gives_a_clear_error(transactional_db, system, params, message):
-    table, ayla = table_with_character(system)
-    kind = {"annulus": "annulus_check"}.get(system, system)
-    page = odds_page(table, roll_kind=kind, character=ayla.pk, **params)
-    assert 'class="odds-error"' in page and message in page
-    assert "<meter" not in page
+    assert_odds_error(system, "two_dice", params, message)
 
 
 def test_panels_render_on_the_scene_page(two_dice_table):
