@@ -24,9 +24,12 @@ class Viewer:
 
 def visibility(event: SceneEvent, viewer: Viewer) -> Visibility:
     """What ``viewer`` may see of ``event``: everything, only that it happened, or nothing."""
+    is_actor = viewer.user_id is not None and viewer.user_id == event.actor_id
+    if event.audience == Audience.WHISPER:
+        # Never revealed, never stubbed: anyone else may not even learn that it was said.
+        return FULL if is_actor or viewer.user_id in event.recipients else None
     if event.revealed_at is not None or event.audience == Audience.EVERYONE:
         return FULL
-    is_actor = viewer.user_id is not None and viewer.user_id == event.actor_id
     match event.audience:
         case Audience.GM_ONLY:
             return FULL if viewer.is_gm else None
@@ -49,6 +52,14 @@ def players_group(scene_id: int) -> str:
 
 def user_group(scene_id: int, user_id: int) -> str:
     return f"scene-{scene_id}-user-{user_id}"
+
+
+def audience_of(event: SceneEvent) -> frozenset[int]:
+    """The user ids a whisper is for, its actor included."""
+    ids = {uid for uid in event.recipients if isinstance(uid, int)}
+    if event.actor_id is not None:
+        ids.add(event.actor_id)
+    return frozenset(ids)
 
 
 def groups_for(scene_id: int, viewer: Viewer) -> list[str]:

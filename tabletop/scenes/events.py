@@ -9,6 +9,7 @@ rolled-back action broadcasts nothing). The broadcast renders each viewer class'
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
@@ -22,6 +23,7 @@ from tabletop.scenes.audiences import (
     FULL,
     Viewer,
     Visibility,
+    audience_of,
     gm_group,
     players_group,
     user_group,
@@ -53,15 +55,20 @@ def record_event(
     public: dict[str, Any] | None = None,
     secret: dict[str, Any] | None = None,
     parent: SceneEvent | None = None,
+    recipients: Iterable[int] = (),
 ) -> SceneEvent:
     """Store an event with the scene's next seq and broadcast it once the transaction commits.
 
-    Any non-public audience with secret data gets a commitment to that data. ``kind`` must be a
-    registered ``EventKind`` (tabletop.scenes.kinds) that allows ``audience``.
+    Any non-public audience with secret data gets a commitment to that data, except a whisper:
+    nobody outside its ``recipients`` ever learns of it, so there is nothing to commit to.
+    ``kind`` must be a registered ``EventKind`` (tabletop.scenes.kinds) that allows ``audience``.
     """
     assert transaction.get_connection().in_atomic_block, "record_event needs a transaction"
     if audience not in kinds.get(kind).audiences:
         raise ValueError(f"A {kind} event is not recorded for the audience {audience!r}.")
+    recipients = sorted(set(recipients))
+    if bool(recipients) != (audience == Audience.WHISPER):
+        raise ValueError("A whisper, and only a whisper, names its recipients.")
     # The UPDATE takes the scene row's lock until commit, so concurrent events get 1, 2, 3, ...
     # RETURNING (PostgreSQL, SQLite 3.35+): one round trip instead of an UPDATE and a SELECT.
     with transaction.get_connection().cursor() as cursor:
@@ -69,7 +76,7 @@ def record_event(
         (seq,) = cursor.fetchone()
     scene.last_seq = seq
     commitment, nonce = "", ""
-    if secret and audience != Audience.EVERYONE:
+    if secret and audience not in (Audience.EVERYONE, Audience.WHISPER):
         commitment, nonce = commit(secret)
     event = SceneEvent.objects.create(
         scene=scene,
@@ -83,6 +90,7 @@ def record_event(
         commitment=commitment,
         nonce=nonce,
         parent=parent,
+        recipients=recipients,
     )
     transaction.on_commit(partial(broadcast_event, event))
     return event
@@ -211,6 +219,15 @@ def broadcast_event(recorded: SceneEvent) -> None:
         # Every socket learns the seq, even when it may see nothing, so it can spot a gap.
         return {"type": "scene.event", "seq": event.seq, "html": html, "exclude": list(exclude)}
 
+    if event.audience == Audience.WHISPER:
+        # Only its audience's own groups carry it; every other socket learns the seq alone.
+        audience = audience_of(event)
+        for uid in sorted(audience):
+            html = render_frame(event, Viewer(uid, uid == gm_id), live=True)
+            send(user_group(scene_id, uid), message(html))
+        send(gm_group(scene_id), message("", exclude=tuple(audience)))
+        send(players_group(scene_id), message("", exclude=tuple(audience)))
+        return
     send(gm_group(scene_id), message(render_frame(event, Viewer(gm_id, True), live=True)))
     other = render_frame(event, Viewer(None, False), live=True)
     actor_id = event.actor_id

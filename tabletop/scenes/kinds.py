@@ -20,7 +20,10 @@ from tabletop.scenes.models import Audience, roll_data
 from tabletop.scenes.rollkinds import ROLL_KINDS
 
 EVERYONE = frozenset({Audience.EVERYONE.value})
-ANY_AUDIENCE = frozenset(Audience.values)
+#: Every audience a roll may have (a roll mode's); a whisper is chat's alone.
+ANY_AUDIENCE = frozenset(Audience.values) - {Audience.WHISPER.value}
+#: Chat: said to the table, or whispered to some of it.
+CHAT_AUDIENCES = frozenset({Audience.EVERYONE.value, Audience.WHISPER.value})
 
 Stale = frozenset[str] | Callable[[Any], Iterable[str]]
 
@@ -106,3 +109,4 @@ register(EventKind("award", "scenes/events/award.html", stale=frozenset({"party"
 register(EventKind("turn", "scenes/events/turn.html", stale=frozenset({"turns"})))
 register(EventKind("scene_opened", "scenes/events/scene_opened.html"))
 register(EventKind("scene_closed", "scenes/events/scene_closed.html"))
+register(EventKind("chat", "scenes/events/chat.html", audiences=CHAT_AUDIENCES))

@@ -53,6 +53,7 @@ class Audience(models.TextChoices):
     PRIVATE = "private", "Private to GM"  # GM and the actor see it; others see that it happened
     BLIND = "blind", "Blind to GM"  # only the GM sees it; the actor sees only that it happened
     SELF = "self", "Self"  # only the actor
+    WHISPER = "whisper", "Whisper"  # the actor and the members named in ``recipients``, no one else
 
 
 class SceneEvent(models.Model):
@@ -68,6 +69,8 @@ class SceneEvent(models.Model):
     audience = models.CharField(max_length=10, choices=Audience.choices, default=Audience.EVERYONE)
     public = models.JSONField(default=dict, blank=True)
     secret = models.JSONField(default=dict, blank=True)
+    # A whisper's audience besides its actor (user ids); empty for every other audience.
+    recipients = models.JSONField(default=list, blank=True)
     # sha256(canonical_json(secret) + ":" + nonce); nonce stays server-side until revealed.
     commitment = models.CharField(max_length=64, blank=True)
     nonce = models.CharField(max_length=64, blank=True)

@@ -14,7 +14,8 @@ from typing import Any
 
 from tabletop.scenes import access, commands
 from tabletop.scenes.access import foe_for
-from tabletop.scenes.actions import rolls, spends, turns
+from tabletop.scenes.actions import chat, rolls, spends, turns
+from tabletop.scenes.actions.chat import chat_say
 from tabletop.scenes.actions.rolls import record_roll, roll_make, roll_reveal
 from tabletop.scenes.actions.scenes import (
     presence_broadcast,
@@ -39,7 +40,7 @@ from tabletop.scenes.actions.turns import (
 from tabletop.scenes.due import FollowUp, settle_due
 from tabletop.scenes.modes import ROLL_MODES
 
-commands.register(*rolls.COMMANDS, *spends.COMMANDS, *turns.COMMANDS)
+commands.register(*chat.COMMANDS, *rolls.COMMANDS, *spends.COMMANDS, *turns.COMMANDS)
 
 #: Every websocket command, the generic ones and every registered system's (name -> Command).
 COMMANDS = commands.COMMANDS
@@ -55,6 +56,7 @@ def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any])
 __all__ = [
     "ADJUSTABLE",
     "COMMANDS",
+    "chat_say",
     "ROLL_MODES",
     "FollowUp",
     "currency_adjust",

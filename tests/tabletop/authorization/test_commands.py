@@ -58,6 +58,10 @@ def roll_dice_box() -> Situation:
     return Situation(table, {"roll_kind": "expression", "expression": "2d6"})
 
 
+def chat() -> Situation:
+    return Situation(make_table(system="conductor"), {"text": "Onwards."})
+
+
 def roll_for_a_character() -> Situation:
     table, mira, _ = _conductor()
     payload = {
@@ -222,6 +226,7 @@ def challenge_call_off() -> Situation:
 #: command -> (situation, who may: {role: ok/denied})
 RULES: dict[str, tuple[Callable[[], Situation], dict[str, str]]] = {
     "roll": (roll_dice_box, {"gm": OK, "owner": OK, "player": OK}),
+    "chat": (chat, {"gm": OK, "owner": OK, "player": OK}),
     "roll (character)": (roll_for_a_character, {"gm": OK, "owner": OK, "player": DENIED}),
     "reveal": (reveal, {"gm": OK, "owner": DENIED, "player": DENIED}),
     "strike_back": (strike_back, {"gm": OK, "owner": OK, "player": DENIED}),

@@ -1,0 +1,106 @@
+"""Chat at the table: lines said to everyone, ``/me`` emotes, and whispers.
+
+A whisper goes through the same audience machinery as a hidden roll (``Audience.WHISPER``): it is
+stored as a scene event whose ``recipients`` name who may read it, and ``visibility`` gives every
+other member nothing at all: no card, no stub, on the live, page and replay paths alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+
+from tabletop.campaigns.models import Membership
+from tabletop.scenes.commands import Command, Field, Parsed
+from tabletop.scenes.events import record_event
+from tabletop.scenes.kit import scene_action
+from tabletop.scenes.models import Audience, Scene, SceneEvent
+
+#: The longest line the table takes (a paragraph, not a document).
+CHAT_LIMIT = 1000
+#: A whisper's most recipients (a campaign's members, with room to spare).
+MAX_RECIPIENTS = 50
+EMOTE = "/me "
+
+
+def _line(text: str) -> tuple[str, bool]:
+    """The text as said, and whether it is an emote (``/me waves``)."""
+    text = text.strip()
+    emote = text.lower().startswith(EMOTE) or text.lower() == EMOTE.strip()
+    if emote:
+        text = text[len(EMOTE) :].strip()
+    if not text:
+        raise ValidationError("Say something first.")
+    if len(text) > CHAT_LIMIT:
+        raise ValidationError(f"A message is at most {CHAT_LIMIT} characters ({len(text)} sent).")
+    return text, emote
+
+
+def _recipients(scene: Scene, actor: Any, to: list[int]) -> list[Any]:
+    """The members a whisper is for (the GM included when named); the actor is left out."""
+    wanted = {uid for uid in to if uid != actor.pk}
+    if not wanted:
+        raise ValidationError("Whisper to whom? Name someone other than yourself.")
+    members = set(
+        Membership.objects.filter(campaign_id=scene.campaign_id, user_id__in=wanted).values_list(
+            "user_id", flat=True
+        )
+    )
+    if wanted - members:
+        raise ValidationError("You can only whisper to members of this campaign.")
+    users = get_user_model().objects.filter(pk__in=wanted).order_by("username")
+    return list(users)
+
+
+@scene_action(locks=False)  # record_event's seq UPDATE takes the scene row's lock
+def chat_say(*, scene: Scene, actor: Any, text: str, to: list[int]) -> SceneEvent:
+    """Say a line to the table, or whisper it to the members in ``to`` (user ids)."""
+    line, emote = _line(text)
+    said = {"speaker": actor.get_username(), "text": line, "emote": emote}
+    if not to:
+        return record_event(scene=scene, kind="chat", actor=actor, public=said)
+    recipients = _recipients(scene, actor, to)
+    said["to"] = [user.get_username() for user in recipients]
+    return record_event(
+        scene=scene,
+        kind="chat",
+        actor=actor,
+        audience=Audience.WHISPER,
+        secret=said,
+        recipients=[user.pk for user in recipients],
+    )
+
+
+class Recipients(Field):
+    """``to``: user ids, a list (empty or absent: everyone)."""
+
+    def parse(self, scene: Scene, user: Any, data: Any) -> list[int]:
+        raw = data.get("to")
+        if raw in (None, ""):
+            return []
+        items = raw if isinstance(raw, list) else [raw]
+        if len(items) > MAX_RECIPIENTS:
+            raise ValidationError("Too many people to whisper to.")
+        ids = []
+        for item in items:
+            if isinstance(item, bool) or not isinstance(item, int | str):
+                raise ValidationError("Whisper to members of this campaign.")
+            try:
+                ids.append(int(item))
+            except ValueError:
+                raise ValidationError("Whisper to members of this campaign.") from None
+        return ids
+
+
+def _text(scene: Scene, user: Any, data: Any) -> str:
+    value = data.get("text")
+    if not isinstance(value, str):
+        raise ValidationError("Say something first.")
+    return value
+
+
+COMMANDS = (Command("chat", chat_say, text=Parsed(_text), to=Recipients()),)
+
+__all__ = ["CHAT_LIMIT", "COMMANDS", "chat_say"]
