@@ -3,115 +3,126 @@
 Each rules module defines its own ``DEFAULT_RULESET``; this form does not know any system. For
 every top-level field it picks an editor from the default value's shape:
 
-- a number or a text               -> one input
-- a list of names                  -> a textarea, one name per line
-- names mapped to numbers or texts -> one labelled input per entry (remove / add an entry)
-- names mapped to lists of names   -> one input per entry, comma-separated (remove / add)
-- anything else (list of records, nested tables) -> a JSON textarea
+- a number, a text or a yes/no          -> one input (a select when the value has few choices)
+- a list of names                       -> a textarea, one name per line (tick boxes with choices)
+- a list of numbers                     -> one input, comma-separated
+- names mapped to numbers or texts      -> a table: one row per entry (remove / add a row)
+- names mapped to lists of names        -> a table: one row per entry, names comma-separated
+- a list of records (dicts of values)   -> a table: one row per record, one input per field
+- names mapped to records (nested table)-> a table: one row per name, one input per field
+- fixed fields (a dict of mixed values) -> one labelled input per field
 
-``cleaned ruleset`` is the full ruleset as submitted; the action decides what to store.
+A system refines this with ``Hint``s (labels in the game's words, bounds, choices, what a blank
+means, which rows may go) by subclassing ``RulesetForm`` in ``tabletop/systems/<slug>/settings.py``;
+``to_form`` / ``from_form`` adapt a value whose stored spelling suits no input (a [low, high]
+pair becomes two numbers). A JSON textarea is left only for a stored value that fits none of
+these (e.g. an old override of another shape), so the GM can still see and fix it.
+
+``cleaned_ruleset`` is the full ruleset as submitted; the action validates it through the rules
+module and decides what to store.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from django import forms
 
-SCALAR = "scalar"
-NAMES = "names"
-TABLE = "table"
-LISTS = "lists"
-JSON = "json"
+from tabletop.campaigns.ruleset_shapes import (
+    BOOL,
+    CHOICE,
+    FLOAT,
+    GROUP,
+    INT,
+    JSON,
+    LISTS,
+    NAMES,
+    NESTED,
+    NO_HINT,
+    NUMBERS,
+    OMIT,
+    RECORDS,
+    REQUIRED,
+    ROW_SHAPES,
+    ROWS_ADDED,
+    ROWS_ANY,
+    ROWS_FIXED,
+    ROWS_NULL,
+    SCALAR,
+    TABLE,
+    TEXT,
+    Cell,
+    Column,
+    Hint,
+    Row,
+    Section,
+    cell_fits,
+    columns_for,
+    fits,
+    help_text,
+    human_label,
+    input_field,
+    kind_of,
+    number_text,
+    section_holding,
+    section_named,
+    shape_of,
+    shown,
+    split_text,
+)
 
-HELP = {
-    SCALAR: "",
-    NAMES: "One per line.",
-    TABLE: "One value per entry. Tick “remove” to drop an entry; fill in the last row to add one.",
-    LISTS: "Comma-separated names per entry. Tick “remove” to drop an entry; "
-    "fill in the last row to add one.",
-    JSON: "Edited as JSON (a list of records or a nested table).",
-}
+__all__ = [
+    "GROUP",
+    "JSON",
+    "LISTS",
+    "NAMES",
+    "NESTED",
+    "NUMBERS",
+    "RECORDS",
+    "ROWS_ADDED",
+    "ROWS_ANY",
+    "ROWS_FIXED",
+    "ROWS_NULL",
+    "SCALAR",
+    "TABLE",
+    "Hint",
+    "RulesetForm",
+    "human_label",
+    "section_holding",
+    "section_named",
+    "shape_of",
+]
 
 
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, bool | int | float | str)
-
-
-def _is_names(value: Any) -> bool:
-    return isinstance(value, list | tuple) and all(isinstance(item, str) for item in value)
-
-
-def shape_of(value: Any) -> str:
-    """Which editor suits a ruleset field's value."""
-    if _is_scalar(value):
-        return SCALAR
-    if _is_names(value):
-        return NAMES
-    if isinstance(value, dict) and value and all(isinstance(key, str) for key in value):
-        entries = value.values()
-        if all(isinstance(item, int | str) and not isinstance(item, bool) for item in entries):
-            return TABLE
-        if all(_is_names(item) for item in entries):
-            return LISTS
-    return JSON
-
-
-def human_label(key: str) -> str:
-    """``op_check_die`` -> ``Op check die``."""
-    words = key.replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
-
-
-def _split_names(text: str, separator: str) -> list[str]:
-    return [item.strip() for item in text.split(separator) if item.strip()]
+# --- the form ------------------------------------------------------------------------------------
 
 
 @dataclass
-class Entry:
-    """One row of a table or lists editor: the entry's value input and its remove box."""
-
-    name: str
-    value: forms.BoundField
-    remove: forms.BoundField
-
-
-@dataclass
-class Section:
-    """One top-level ruleset field, rendered as a fieldset."""
+class _Plan:
+    """How one field is edited (kept between building the inputs and reading them back)."""
 
     key: str
-    label: str
     kind: str
-    help: str
-    changed: bool
-    field: forms.BoundField | None = None  # scalar, names, json
-    entries: list[Entry] = dataclasses.field(default_factory=list)
-    new_name: forms.BoundField | None = None
-    new_value: forms.BoundField | None = None
-    errors: list[str] = dataclasses.field(default_factory=list)
-
-    @property
-    def html_id(self) -> str:
-        return f"ruleset-{self.key}"
-
-
-def _scalar_field(value: Any, label: str) -> forms.Field:
-    if isinstance(value, bool):
-        return forms.BooleanField(label=label, required=False)
-    if isinstance(value, int):
-        return forms.IntegerField(label=label)
-    if isinstance(value, float):
-        return forms.FloatField(label=label, widget=forms.NumberInput(attrs={"step": "any"}))
-    return forms.CharField(label=label, required=False)
+    hint: Hint
+    columns: list[Column] = dataclasses.field(default_factory=list)
+    row_keys: list[str] = dataclasses.field(default_factory=list)  # keyed tables
+    row_labels: list[str] = dataclasses.field(default_factory=list)
+    row_count: int = 0
+    removable: list[bool] = dataclasses.field(default_factory=list)
+    default_keys: list[str] = dataclasses.field(default_factory=list)
+    addable: bool = True
+    current: Any = None  # names with choices: the order to keep
 
 
 class RulesetForm(forms.Form):
     """Every field of a system's ruleset; ``cleaned_ruleset`` holds the submitted ruleset."""
+
+    #: A system's words and bounds for its fields (see ``Hint``), by ruleset key.
+    hints: ClassVar[Mapping[str, Hint]] = {}
 
     def __init__(
         self,
@@ -123,61 +134,200 @@ class RulesetForm(forms.Form):
     ) -> None:
         super().__init__(data)
         self.cleaned_ruleset: dict[str, Any] = {}
-        self._kinds: dict[str, str] = {}
-        self._entry_names: dict[str, list[str]] = {}
-        plan = []
+        self._plans: dict[str, _Plan] = {}
         for key, default in defaults.items():
-            value = current.get(key, default)
-            kind = shape_of(default)
-            if kind != JSON and shape_of(value) != kind:
-                # The stored value no longer fits the default's shape: still editable, as JSON.
-                kind = JSON
-            if kind == SCALAR and type(value) is not type(default):
-                kind = JSON
-            self._kinds[key] = kind
-            self._add_fields(key, kind, value)
-            plan.append((key, kind))
-        self.sections = [self._section(key, kind, key in changed) for key, kind in plan]
+            hint = self.hints.get(key, NO_HINT)
+            shown_default = self.to_form(key, default)
+            value = self.to_form(key, current.get(key, default))
+            plan = self._plan(key, hint, shown_default, value)
+            self._plans[key] = plan
+            self._add_fields(plan, shown_default, value)
+        self.sections = [self._section(plan, plan.key in changed) for plan in self._plans.values()]
+        self.blocks = _blocks(self.sections)
 
-    # --- building -------------------------------------------------------------------------
+    # --- a system's adapters ------------------------------------------------------------------
 
-    def _add_fields(self, key: str, kind: str, value: Any) -> None:
-        label = human_label(key)
+    def to_form(self, key: str, value: Any) -> Any:
+        """The value as the editor shows it (override to reshape a field for its inputs)."""
+        return value
+
+    def from_form(self, key: str, value: Any) -> Any:
+        """The edited value as the rules read it (the inverse of ``to_form``)."""
+        return value
+
+    # --- planning ------------------------------------------------------------------------------
+
+    def _plan(self, key: str, hint: Hint, default: Any, value: Any) -> _Plan:
+        kind = hint.shape or shape_of(default)
+        if kind == GROUP and hint.shape is None and not isinstance(default, Mapping):
+            kind = JSON
+        plan = _Plan(key=key, kind=kind, hint=hint)
+        if kind == JSON or not fits(kind, value):
+            # Last resort: a default of a shape no input suits, or a stored value that no longer
+            # fits the default's shape (an old override). JSON shows it whole so it can be fixed.
+            plan.kind = JSON
+            return plan
         if kind == SCALAR:
-            self.fields[key] = _scalar_field(value, label)
-            self.initial[key] = value
+            column_kind = kind_of([default], hint)
+            if column_kind is None or type(value) is not type(default) and column_kind != CHOICE:
+                plan.kind = JSON
+                return plan
+            if column_kind == CHOICE and value not in {v for v, _ in hint.choices or ()}:
+                plan.kind = JSON
+                return plan
+            plan.columns = [
+                Column(key, hint.label or human_label(key), column_kind, hint, REQUIRED)
+            ]
         elif kind == NAMES:
+            if hint.choices is not None and not set(value) <= {v for v, _ in hint.choices}:
+                plan.kind = JSON
+                return plan
+            plan.current = list(value)
+        elif kind in (TABLE, LISTS):
+            if kind == LISTS:
+                column_kind: str | None = NAMES
+            else:
+                column_kind = kind_of([*default.values(), *value.values()], hint)
+            if column_kind not in (INT, TEXT, CHOICE, NAMES) or not self._cells_fit(
+                [Column("value", "", column_kind or TEXT, hint, REQUIRED)],
+                [{"value": item} for item in value.values()],
+            ):
+                # Numbers and texts mixed in one table: no single input reads them back.
+                plan.kind = JSON
+                return plan
+            assert column_kind is not None
+            label = hint.value_label or ("Names (comma-separated)" if kind == LISTS else "Value")
+            # An entry may list no names; a number or a text must be given unless hinted.
+            blank = OMIT if hint.blank else "" if kind == LISTS else REQUIRED
+            # The field's hint doubles as the column's bounds and choices; its help is the field's.
+            column_hint = dataclasses.replace(hint, help="")
+            plan.columns = [Column("value", label, column_kind, column_hint, blank)]
+            self._plan_keyed(plan, default, value)
+        elif kind == NESTED:
+            if not isinstance(default, Mapping):
+                plan.kind = JSON
+                return plan
+            columns = columns_for(list(value.values()), list(default.values()), hint)
+            if columns is None or not self._cells_fit(columns, value.values()):
+                plan.kind = JSON
+                return plan
+            plan.columns = columns
+            self._plan_keyed(plan, default, value)
+        elif kind == RECORDS:
+            columns = columns_for(list(value), list(default), hint)
+            if columns is None or not self._cells_fit(columns, value):
+                plan.kind = JSON
+                return plan
+            plan.columns = columns
+            plan.row_count = len(value)
+            plan.removable = [hint.rows != ROWS_FIXED] * len(value)
+            plan.addable = hint.rows != ROWS_FIXED
+            name_column = next((c for c in columns if c.kind == TEXT), None)
+            plan.row_labels = [
+                str(record.get(name_column.key) or f"{hint.noun.capitalize()} {i + 1}")
+                if name_column
+                else f"{hint.noun.capitalize()} {i + 1}"
+                for i, record in enumerate(value)
+            ]
+        elif kind == GROUP:
+            if set(value) - set(default):
+                plan.kind = JSON
+                return plan
+            columns = columns_for([value], [default], hint)
+            if columns is None or not self._cells_fit(columns, [value]):
+                plan.kind = JSON
+                return plan
+            plan.columns = columns
+        return plan
+
+    @staticmethod
+    def _cells_fit(columns: list[Column], rows: Iterable[Mapping[str, Any]]) -> bool:
+        rows = list(rows)
+        keys = {column.key for column in columns}
+        return all(set(row) <= keys for row in rows) and all(
+            cell_fits(column, row.get(column.key)) for column in columns for row in rows
+        )
+
+    def _plan_keyed(
+        self, plan: _Plan, default: Mapping[str, Any], value: Mapping[str, Any]
+    ) -> None:
+        hint = plan.hint
+        plan.row_keys = list(value)
+        plan.row_labels = [hint.row_labels.get(name, name) for name in value]
+        plan.row_count = len(value)
+        plan.default_keys = list(default)
+        defaults_folded = {name.casefold() for name in default}
+        plan.removable = [
+            hint.rows in (ROWS_ANY, ROWS_NULL)
+            or (hint.rows == ROWS_ADDED and name.casefold() not in defaults_folded)
+            for name in value
+        ]
+        plan.addable = hint.rows != ROWS_FIXED
+
+    # --- building the inputs -------------------------------------------------------------------
+
+    def _add_fields(self, plan: _Plan, default: Any, value: Any) -> None:
+        key, hint = plan.key, plan.hint
+        label = hint.label or human_label(key)
+        if plan.kind == SCALAR:
+            column = plan.columns[0]
+            self.fields[key] = input_field(column, where="", new=False)
+            self.initial[key] = value
+        elif plan.kind == NAMES and hint.choices is not None:
+            self.fields[key] = forms.MultipleChoiceField(
+                label=label,
+                required=False,
+                choices=list(hint.choices),
+                widget=forms.CheckboxSelectMultiple,
+                error_messages={"invalid_choice": f"{label}: %(value)s is not one of the choices."},
+            )
+            self.initial[key] = list(value)
+        elif plan.kind == NAMES:
             rows = min(max(len(value) + 1, 3), 12)
             self.fields[key] = forms.CharField(
                 label=label, required=False, widget=forms.Textarea(attrs={"rows": rows})
             )
             self.initial[key] = "\n".join(value)
-        elif kind in (TABLE, LISTS):
-            names = list(value)
-            self._entry_names[key] = names
-            for index, name in enumerate(names):
-                entry = value[name]
-                if kind == LISTS:
-                    self.fields[f"{key}__{index}"] = forms.CharField(label=name, required=False)
-                    self.initial[f"{key}__{index}"] = ", ".join(entry)
-                else:
-                    self.fields[f"{key}__{index}"] = _scalar_field(entry, name)
-                    self.initial[f"{key}__{index}"] = entry
-                self.fields[f"{key}__{index}__remove"] = forms.BooleanField(
-                    label=f"Remove {name}", required=False
+        elif plan.kind == NUMBERS:
+            column = Column(key, label, NUMBERS, hint, REQUIRED)
+            self.fields[key] = input_field(column, where="", new=False)
+            self.initial[key] = number_text(value)
+        elif plan.kind in (TABLE, LISTS):
+            column = plan.columns[0]
+            for index, name in enumerate(plan.row_keys):
+                where = plan.row_labels[index]
+                self.fields[f"{key}__{index}"] = input_field(column, where=where, new=False)
+                self.initial[f"{key}__{index}"] = shown(column, value[name])
+                self._add_remove(plan, index, where)
+            if plan.addable:
+                self._add_new_name(plan, label)
+                self.fields[f"{key}__new_value"] = input_field(
+                    column, where=f"New {plan.hint.noun}", new=True
                 )
-            self.fields[f"{key}__new_name"] = forms.CharField(
-                label=f"New entry in {label.lower()}", required=False
-            )
-            all_numbers = kind == TABLE and all(isinstance(v, int) for v in value.values())
-            self.fields[f"{key}__new_value"] = (
-                forms.IntegerField(label="Its value", required=False)
-                if all_numbers
-                else forms.CharField(
-                    label="Its names (comma-separated)" if kind == LISTS else "Its value",
-                    required=False,
-                )
-            )
+        elif plan.kind in (NESTED, RECORDS):
+            rows = list(value.values()) if plan.kind == NESTED else list(value)
+            for index, row in enumerate(rows):
+                where = plan.row_labels[index]
+                for column in plan.columns:
+                    name = f"{key}__{index}__{column.key}"
+                    self.fields[name] = input_field(
+                        column, where=where, new=False, row_key=self._row_key(plan, index)
+                    )
+                    self.initial[name] = shown(column, row.get(column.key))
+                self._add_remove(plan, index, where)
+            if plan.addable:
+                if plan.kind == NESTED:
+                    self._add_new_name(plan, label)
+                for column in plan.columns:
+                    self.fields[f"{key}__new__{column.key}"] = input_field(
+                        column, where=f"New {plan.hint.noun}", new=True
+                    )
+        elif plan.kind == GROUP:
+            for column in plan.columns:
+                name = f"{key}__{column.key}"
+                self.fields[name] = input_field(column, where=label, new=False)
+                self.fields[name].help_text = column.note  # the input's aria-describedby
+                self.initial[name] = shown(column, value.get(column.key))
         else:
             text = json.dumps(value, indent=2, ensure_ascii=False)
             rows = min(max(text.count("\n") + 2, 4), 24)
@@ -188,72 +338,293 @@ class RulesetForm(forms.Form):
             )
             self.initial[key] = text
 
-    def _section(self, key: str, kind: str, changed: bool) -> Section:
+    @staticmethod
+    def _row_key(plan: _Plan, index: int) -> str:
+        return plan.row_keys[index] if plan.row_keys else plan.row_labels[index]
+
+    def _add_remove(self, plan: _Plan, index: int, where: str) -> None:
+        if plan.removable[index]:
+            self.fields[f"{plan.key}__{index}__remove"] = forms.BooleanField(
+                label=f"Remove {where}", required=False
+            )
+
+    def _add_new_name(self, plan: _Plan, label: str) -> None:
+        name = f"{plan.key}__new_name"
+        noun = plan.hint.noun
+        if plan.hint.row_choices is not None:
+            self.fields[name] = forms.ChoiceField(
+                label=f"New {noun}: {plan.hint.key_label.lower()}",
+                required=False,
+                choices=[("", f"Choose a {plan.hint.key_label.lower()}…"), *plan.hint.row_choices],
+                error_messages={
+                    "invalid_choice": f"New {noun}: %(value)s is not one of the choices."
+                },
+            )
+        else:
+            self.fields[name] = forms.CharField(
+                label=f"New {noun}: {plan.hint.key_label.lower()}", required=False, max_length=100
+            )
+
+    # --- what the template renders ---------------------------------------------------------------
+
+    def _section(self, plan: _Plan, changed: bool) -> Section:
+        key, hint = plan.key, plan.hint
         section = Section(
             key=key,
-            label=human_label(key),
-            kind=kind,
-            help=HELP[kind],
+            label=hint.label or human_label(key),
+            kind=plan.kind,
+            help=help_text(plan.kind, hint),
             changed=changed,
         )
-        if kind in (TABLE, LISTS):
-            section.entries = [
-                Entry(name=name, value=self[f"{key}__{i}"], remove=self[f"{key}__{i}__remove"])
-                for i, name in enumerate(self._entry_names[key])
+        if plan.kind in ROW_SHAPES:
+            section.keyed = plan.kind != RECORDS
+            section.key_label = hint.key_label
+            section.noun = hint.noun
+            section.empty = hint.empty or "None yet."
+            section.headings = [column.label for column in plan.columns]
+            section.removable = any(plan.removable)
+            section.notes = [
+                f"{column.label}: {column.note}" for column in plan.columns if column.note
             ]
-            section.new_name = self[f"{key}__new_name"]
-            section.new_value = self[f"{key}__new_value"]
+            single = plan.kind in (TABLE, LISTS)
+            for index in range(plan.row_count):
+                cells = [
+                    Cell(
+                        self[f"{key}__{index}" if single else f"{key}__{index}__{column.key}"],
+                        column.label,
+                        column.kind,
+                    )
+                    for column in plan.columns
+                ]
+                remove = self._bound(f"{key}__{index}__remove")
+                section.rows.append(Row(plan.row_labels[index], cells, remove))
+            if plan.addable:
+                cells = [
+                    Cell(
+                        self[f"{key}__new_value" if single else f"{key}__new__{column.key}"],
+                        column.label,
+                        column.kind,
+                    )
+                    for column in plan.columns
+                ]
+                section.rows.append(
+                    Row(
+                        f"New {hint.noun}",
+                        cells,
+                        name=self._bound(f"{key}__new_name"),
+                        is_new=True,
+                    )
+                )
+        elif plan.kind == GROUP:
+            section.group = [
+                Cell(self[f"{key}__{column.key}"], column.label, column.kind, column.note)
+                for column in plan.columns
+            ]
         else:
             section.field = self[key]
         return section
+
+    def _bound(self, name: str) -> forms.BoundField | None:
+        return self[name] if name in self.fields else None
 
     # --- reading ----------------------------------------------------------------------------
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         ruleset: dict[str, Any] = {}
-        for key, kind in self._kinds.items():
-            if kind == SCALAR:
-                if key in cleaned:
-                    ruleset[key] = cleaned[key]
-            elif kind == NAMES:
-                ruleset[key] = _split_names(cleaned.get(key) or "", "\n")
-            elif kind == JSON:
-                text = cleaned.get(key) or ""
-                try:
-                    ruleset[key] = json.loads(text)
-                except json.JSONDecodeError as error:
-                    self.add_error(
-                        key,
-                        f"This is not valid JSON: {error.msg} "
-                        f"(line {error.lineno}, column {error.colno}). Nothing was saved.",
-                    )
-            else:
-                ruleset[key] = self._clean_entries(key, kind, cleaned)
+        for key, plan in self._plans.items():
+            value = self._clean_field(plan, cleaned)
+            if value is not _Missing:
+                ruleset[key] = self.from_form(key, value)
         self.cleaned_ruleset = ruleset
         return cleaned
 
-    def _clean_entries(self, key: str, kind: str, cleaned: dict[str, Any]) -> dict[str, Any]:
+    def _clean_field(self, plan: _Plan, cleaned: dict[str, Any]) -> Any:
+        key = plan.key
+        if plan.kind == SCALAR:
+            if key not in cleaned:
+                return _Missing  # the field's own error is shown
+            value = self._read(plan.columns[0], key, cleaned)
+            return _Missing if value is _Missing else value
+        if plan.kind == NAMES and plan.hint.choices is not None:
+            ticked = list(cleaned.get(key) or [])
+            kept = [name for name in plan.current if name in ticked]
+            return kept + [name for name in ticked if name not in kept]
+        if plan.kind == NAMES:
+            return split_text(cleaned.get(key) or "", "\n")
+        if plan.kind == NUMBERS:
+            column = Column(key, plan.hint.label or human_label(key), NUMBERS, plan.hint, REQUIRED)
+            return self._read(column, key, cleaned)
+        if plan.kind in (TABLE, LISTS, NESTED):
+            return self._clean_keyed(plan, cleaned)
+        if plan.kind == RECORDS:
+            return self._clean_records(plan, cleaned)
+        if plan.kind == GROUP:
+            return self._clean_row(plan, key)
+        text = cleaned.get(key) or ""
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            self.add_error(
+                key,
+                f"This is not valid JSON: {error.msg} "
+                f"(line {error.lineno}, column {error.colno}). Nothing was saved.",
+            )
+            return _Missing
+
+    def _read(self, column: Column, name: str, cleaned: dict[str, Any]) -> Any:
+        """One input's value as the rules read it; OMIT, or _Missing after adding an error."""
+        if name in self.errors:
+            return _Missing
+        raw = cleaned.get(name)
+        named = self.fields[name].named  # type: ignore[attr-defined]
+        if column.kind == BOOL:
+            return bool(raw)
+        if column.kind in (INT, FLOAT) and raw is not None:
+            return raw
+        text = raw.strip() if isinstance(raw, str) else raw
+        if text in (None, ""):
+            if column.blank is REQUIRED:
+                what = "a number" if column.kind in (INT, FLOAT, NUMBERS) else "a value"
+                if column.kind == CHOICE:
+                    what = "one of the choices"
+                self.add_error(name, f"{named}: give {what}.")
+                return _Missing
+            if column.kind == NAMES and column.blank == "":
+                return []
+            return column.blank  # OMIT, None or ""
+        if column.kind in (TEXT, CHOICE):
+            return text
+        if column.kind == NAMES:
+            return split_text(text, ",")
+        if column.kind == NUMBERS:
+            numbers = []
+            for item in split_text(text, ","):
+                try:
+                    number = int(item)
+                except ValueError:
+                    self.add_error(name, f"{named}: “{item}” is not a whole number.")
+                    return _Missing
+                hint = column.hint
+                if hint.min is not None and number < hint.min:
+                    self.add_error(name, f"{named}: {number} is below {hint.min}.")
+                    return _Missing
+                if hint.max is not None and number > hint.max:
+                    self.add_error(name, f"{named}: {number} is above {hint.max}.")
+                    return _Missing
+                numbers.append(number)
+            return numbers
+        parse = column.hint.parse
+        assert parse is not None
+        try:
+            return parse(text)
+        except ValueError as error:
+            self.add_error(name, f"{named}: {error}")
+            return _Missing
+
+    def _row_is_blank(self, names: Iterable[str]) -> bool:
+        for name in names:
+            raw = self.data.get(self.add_prefix(name)) if self.is_bound else None
+            if raw not in (None, "", "off", "false", "False"):
+                return False
+        return True
+
+    def _clean_row(self, plan: _Plan, prefix: str) -> dict[str, Any] | Any:
+        row: dict[str, Any] = {}
+        failed = False
+        for column in plan.columns:
+            value = self._read(column, f"{prefix}__{column.key}", self.cleaned_data)
+            if value is _Missing:
+                failed = True
+            elif value is not OMIT:
+                row[column.key] = value
+        return _Missing if failed else row
+
+    def _clean_keyed(self, plan: _Plan, cleaned: dict[str, Any]) -> Any:
+        key, hint = plan.key, plan.hint
+        single = plan.kind in (TABLE, LISTS)
         entries: dict[str, Any] = {}
-        for index, name in enumerate(self._entry_names[key]):
+        failed = False
+        for index, name in enumerate(plan.row_keys):
             if cleaned.get(f"{key}__{index}__remove"):
                 continue
-            value = cleaned.get(f"{key}__{index}")
-            entries[name] = _split_names(value or "", ",") if kind == LISTS else value
-        new_name = (cleaned.get(f"{key}__new_name") or "").strip()
-        new_value = cleaned.get(f"{key}__new_value")
-        if new_name:
-            if new_name.casefold() in {name.casefold() for name in entries}:
-                self.add_error(f"{key}__new_name", f"{new_name!r} is already an entry.")
-            elif new_value in (None, "") and kind == TABLE:
-                self.add_error(f"{key}__new_value", f"Give {new_name!r} a value.")
+            if single:
+                value = self._read(plan.columns[0], f"{key}__{index}", cleaned)
             else:
-                entries[new_name] = (
-                    _split_names(new_value or "", ",") if kind == LISTS else new_value
+                value = self._clean_row(plan, f"{key}__{index}")
+            if value is _Missing:
+                failed = True
+                continue
+            if value is OMIT or (hint.drop_blank_rows and value == {}):
+                continue
+            entries[name] = value
+        if plan.addable:
+            new_inputs = (
+                [f"{key}__new_value"]
+                if single
+                else [f"{key}__new__{column.key}" for column in plan.columns]
+            )
+            new_name = (cleaned.get(f"{key}__new_name") or "").strip()
+            noun = hint.noun
+            if new_name:
+                taken = {name.casefold() for name in entries}
+                if new_name.casefold() in taken:
+                    self.add_error(
+                        f"{key}__new_name",
+                        f"New {noun}: {new_name!r} is already a row; change it there.",
+                    )
+                    failed = True
+                elif new_name.casefold() in {name.casefold() for name in hint.reserved}:
+                    self.add_error(
+                        f"{key}__new_name",
+                        f"New {noun}: {new_name!r} {hint.reserved_reason or 'is taken'}.",
+                    )
+                    failed = True
+                else:
+                    if single:
+                        value = self._read(plan.columns[0], f"{key}__new_value", cleaned)
+                    else:
+                        value = self._clean_row(plan, f"{key}__new")
+                    if value is _Missing:
+                        failed = True
+                    elif value is not OMIT and not (hint.drop_blank_rows and value == {}):
+                        entries[new_name] = value
+            elif not self._row_is_blank(new_inputs):
+                self.add_error(
+                    f"{key}__new_name", f"New {noun}: give it a {hint.key_label.lower()}."
                 )
-        elif new_value not in (None, ""):
-            self.add_error(f"{key}__new_name", "Name the new entry.")
+                failed = True
+        if failed:
+            return _Missing
+        if hint.rows == ROWS_NULL:
+            # The rules keep every default entry unless it is given as None.
+            kept = {name.casefold() for name in entries}
+            for name in plan.default_keys:
+                if name.casefold() not in kept:
+                    entries[name] = None
         return entries
+
+    def _clean_records(self, plan: _Plan, cleaned: dict[str, Any]) -> Any:
+        key = plan.key
+        records: list[dict[str, Any]] = []
+        failed = False
+        for index in range(plan.row_count):
+            if cleaned.get(f"{key}__{index}__remove"):
+                continue
+            row = self._clean_row(plan, f"{key}__{index}")
+            if row is _Missing:
+                failed = True
+            else:
+                records.append(row)
+        if plan.addable:
+            new_inputs = [f"{key}__new__{column.key}" for column in plan.columns]
+            if not self._row_is_blank(new_inputs):
+                row = self._clean_row(plan, f"{key}__new")
+                if row is _Missing:
+                    failed = True
+                else:
+                    records.append(row)
+        return _Missing if failed else records
 
     # --- the rules' verdict ------------------------------------------------------------------
 
@@ -263,7 +634,7 @@ class RulesetForm(forms.Form):
         A message that names no field ("Unknown attribute 'Brawn'") goes to the one field
         whose submitted value holds the quoted name, when exactly one does.
         """
-        key = section_named(message, list(self._kinds)) or section_holding(
+        key = section_named(message, list(self._plans)) or section_holding(
             message, self.cleaned_ruleset
         )
         section = next((s for s in self.sections if s.key == key), None)
@@ -276,38 +647,37 @@ class RulesetForm(forms.Form):
     def has_section_errors(self) -> bool:
         return any(section.errors for section in self.sections)
 
-
-def section_named(message: str, keys: list[str]) -> str | None:
-    """The ruleset field a rules error names.
-
-    Rules modules name fields as 'links', ruleset.resources.Health or "field links"; a quoted or
-    dotted name counts first, a bare word after; among several, the earliest in the message.
-    """
-    text = message.casefold()
-    for patterns in (
-        [r"['\"]{}['\"]", r"\.{}\b"],
-        [r"\b{}\b"],
-    ):
-        hits: list[tuple[int, str]] = []
-        for key in keys:
-            spellings = {key.casefold(), key.casefold().replace("_", " ")}
-            for spelling in spellings:
-                for pattern in patterns:
-                    found = re.search(pattern.format(re.escape(spelling)), text)
-                    if found:
-                        hits.append((found.start(), key))
-        if hits:
-            return min(hits)[1]
-    return None
+    @property
+    def error_summary(self) -> list[tuple[str, str]]:
+        """(the id to jump to, message) for every error, in page order, for the summary."""
+        order = {name: index for index, name in enumerate(self.fields)}
+        fields = sorted((name for name in self.errors if name in order), key=order.__getitem__)
+        summary = [(self[name].id_for_label, str(e)) for name in fields for e in self.errors[name]]
+        summary += [(s.html_id, message) for s in self.sections for message in s.errors]
+        return summary
 
 
-def section_holding(message: str, ruleset: dict[str, Any]) -> str | None:
-    """The one ruleset field whose value contains a name the message quotes, if exactly one."""
-    quoted = {name.casefold() for name in re.findall(r"'([^']+)'", message)}
-    holders = {
-        key
-        for key, value in ruleset.items()
-        for name in quoted
-        if json.dumps(name, ensure_ascii=False) in json.dumps(value, ensure_ascii=False).casefold()
-    }
-    return holders.pop() if len(holders) == 1 else None
+@dataclass
+class Block:
+    """Sections shown together: a run of one-input fields sits in a compact grid."""
+
+    sections: list[Section]
+    compact: bool
+
+
+def _blocks(sections: list[Section]) -> list[Block]:
+    blocks: list[Block] = []
+    for section in sections:
+        compact = section.kind in (SCALAR, NUMBERS)
+        if compact and blocks and blocks[-1].compact:
+            blocks[-1].sections.append(section)
+        else:
+            blocks.append(Block([section], compact))
+    return blocks
+
+
+class _MissingType:
+    """A value that could not be read (its input carries the error)."""
+
+
+_Missing: Any = _MissingType()

@@ -7,7 +7,7 @@ Everything web-side of this one game system lives in this package and in
 
 from rules import annulus as rules_module
 from tabletop import systems
-from tabletop.systems.annulus import actions, demo, events, panels, rolls, sheet
+from tabletop.systems.annulus import actions, demo, events, panels, rolls, settings, sheet
 
 SYSTEM = systems.register(
     systems.System(
@@ -19,6 +19,7 @@ SYSTEM = systems.register(
         commands=actions.COMMANDS,
         event_kinds=events.EVENT_KINDS,
         sheet=sheet.sheet,
+        settings_form=settings.AnnulusSettingsForm,
         demo=demo.demo,
     )
 )

@@ -14,6 +14,7 @@ from tabletop.systems.conductor import (
     expedition,
     panels,
     rolls,
+    settings,
     sheet,
     strike_back,
 )
@@ -30,6 +31,7 @@ SYSTEM = systems.register(
         card_controls=bennies.card_controls,
         extra={"dashboard": strike_back.dashboard},
         sheet=sheet.sheet,
+        settings_form=settings.ConductorSettingsForm,
         demo=demo.demo,
     )
 )

@@ -7,7 +7,16 @@ Everything web-side of this one game system lives in this package and in
 
 from rules import percentile as rules_module
 from tabletop import systems
-from tabletop.systems.percentile import demo, events, maneuvers, panels, plot_points, rolls, sheet
+from tabletop.systems.percentile import (
+    demo,
+    events,
+    maneuvers,
+    panels,
+    plot_points,
+    rolls,
+    settings,
+    sheet,
+)
 
 SYSTEM = systems.register(
     systems.System(
@@ -23,6 +32,7 @@ SYSTEM = systems.register(
         due=(plot_points.settle_due,),
         extra={"dashboard": plot_points.dashboard},
         sheet=sheet.sheet,
+        settings_form=settings.PercentileSettingsForm,
         demo=demo.demo,
     )
 )

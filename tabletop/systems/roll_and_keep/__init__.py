@@ -7,7 +7,7 @@ Everything web-side of this one game system lives in this package and in
 
 from rules import roll_and_keep as rules_module
 from tabletop import systems
-from tabletop.systems.roll_and_keep import contests, demo, events, panels, rolls, sheet
+from tabletop.systems.roll_and_keep import contests, demo, events, panels, rolls, settings, sheet
 
 SYSTEM = systems.register(
     systems.System(
@@ -19,6 +19,7 @@ SYSTEM = systems.register(
         commands=contests.COMMANDS,
         event_kinds=events.EVENT_KINDS,
         sheet=sheet.sheet,
+        settings_form=settings.RollAndKeepSettingsForm,
         demo=demo.demo,
     )
 )

@@ -7,7 +7,7 @@ Everything web-side of this one game system lives in this package and in
 
 from rules import two_dice as rules_module
 from tabletop import systems
-from tabletop.systems.two_dice import checks, demo, events, panels, rolls, sheet
+from tabletop.systems.two_dice import checks, demo, events, panels, rolls, settings, sheet
 
 SYSTEM = systems.register(
     systems.System(
@@ -20,6 +20,7 @@ SYSTEM = systems.register(
         due=(checks.resolve_due,),
         extra={"turns": panels.TURN_EXTRAS},
         sheet=sheet.sheet,
+        settings_form=settings.TwoDiceSettingsForm,
         demo=demo.demo,
     )
 )

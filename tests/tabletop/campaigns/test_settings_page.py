@@ -1,44 +1,37 @@
-"""The GM's ruleset editor, on real systems: what it saves, what it refuses, and reset."""
+"""The GM's ruleset editor, on real systems: what it shows, what it saves, what it refuses, reset.
+
+Each system's own fields (toolkit, wilderness, difficulties, modifier tables, plot point uses) are
+driven through the page in tests/tabletop/systems/<slug>/test_settings.py.
+"""
 
 from __future__ import annotations
 
-import json
+import re
+from html.parser import HTMLParser
 
 import pytest
+from django.http import QueryDict
 from django.urls import reverse
 
+from tabletop import systems
 from tabletop.campaigns import actions
 from tests.tabletop.campaigns.conftest import make_campaign
+from tests.tabletop.campaigns.ruleset_pages import (
+    cell,
+    form_data,
+    messages,
+    new_name,
+    page_form,
+    post,
+    remove_box,
+    section,
+    settings_url,
+    untouched,
+)
 
 pytestmark = pytest.mark.django_db
 
 SYSTEMS = ["annulus", "roll_and_keep", "conductor", "two_dice", "percentile"]
-
-
-def settings_url(campaign):
-    return reverse("campaigns:settings", kwargs={"pk": campaign.pk})
-
-
-def form_data(client, campaign):
-    """What the browser would post back untouched: every field's current value."""
-    form = client.get(settings_url(campaign)).context["form"]
-    data = {}
-    for name in form.fields:
-        value = form[name].value()
-        if value is not None and value is not False:
-            data[name] = value
-    return data
-
-
-def entry_field(client, campaign, key, entry):
-    """The input name of one entry (e.g. links → Strength) in a table editor."""
-    form = client.get(settings_url(campaign)).context["form"]
-    section = next(s for s in form.sections if s.key == key)
-    return next(e.value.html_name for e in section.entries if e.name == entry)
-
-
-def section(response, key):
-    return next(s for s in response.context["form"].sections if s.key == key)
 
 
 @pytest.fixture
@@ -53,6 +46,9 @@ def two_dice(gm, client):
     return make_campaign(gm, system="two_dice")
 
 
+# --- every system ---------------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_every_system_renders_and_saving_untouched_stores_nothing(client, gm, system):
     campaign = make_campaign(gm, system=system)
@@ -61,17 +57,87 @@ def test_every_system_renders_and_saving_untouched_stores_nothing(client, gm, sy
     assert response.status_code == 200
     for key in campaign.rules.DEFAULT_RULESET:
         assert f'id="ruleset-{key}"' in response.content.decode()
-    response = client.post(settings_url(campaign), form_data(client, campaign))
+    response = post(client, campaign, form_data(client, campaign))
     assert response.status_code == 302
     campaign.refresh_from_db()
     assert campaign.ruleset == {}
 
 
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_no_field_of_any_system_is_edited_as_json(client, gm, system):
+    campaign = make_campaign(gm, system=system)
+    client.force_login(gm)
+    response = client.get(settings_url(campaign))
+    assert [s.key for s in response.context["form"].sections if s.kind == "json"] == []
+    assert 'class="json"' not in response.content.decode()
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_the_form_gives_back_each_systems_default_ruleset_unchanged(system):
+    game = systems.get(system)
+    defaults = game.rules.DEFAULT_RULESET
+    expected = game.rules.validate_ruleset(None)
+    form = game.settings_form(defaults=defaults, current=expected)
+    data = untouched(form)
+    query = QueryDict(mutable=True)
+    for key, value in data.items():
+        query.setlist(key, value if isinstance(value, list) else [value])
+    again = game.settings_form(query, defaults=defaults, current=expected)
+    assert again.is_valid(), again.errors
+    assert game.rules.validate_ruleset(again.cleaned_ruleset) == expected
+
+
+class _Inputs(HTMLParser):
+    """Every form control of a page, the labels' ``for`` and the inline styles or scripts."""
+
+    def __init__(self):
+        super().__init__()
+        self.controls: list[dict] = []
+        self.label_for: set[str] = set()
+        self.inline: list[str] = []
+        self._open_labels = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "style" in attrs or any(name.startswith("on") for name in attrs):
+            self.inline.append(tag)
+        if tag == "script" and "src" not in attrs:
+            self.inline.append("script")
+        if tag == "label":
+            self._open_labels += 1
+            if attrs.get("for"):
+                self.label_for.add(attrs["for"])
+        if tag in ("input", "select", "textarea") and attrs.get("type") not in ("hidden", "submit"):
+            self.controls.append({**attrs, "_wrapped": self._open_labels > 0})
+
+    def handle_endtag(self, tag):
+        if tag == "label":
+            self._open_labels -= 1
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_input_has_a_label_and_the_page_has_no_inline_style_or_script(client, gm, system):
+    campaign = make_campaign(gm, system=system)
+    client.force_login(gm)
+    parser = _Inputs()
+    parser.feed(client.get(settings_url(campaign)).content.decode())
+    unlabelled = [
+        c.get("name")
+        for c in parser.controls
+        if c.get("id") not in parser.label_for and not c["_wrapped"]
+    ]
+    assert parser.controls and unlabelled == []
+    assert parser.inline == []
+
+
+# --- single inputs, lists and single-value tables ------------------------------------------------
+
+
 def test_a_changed_link_is_saved_and_in_force(client, roll_and_keep):
-    data = form_data(client, roll_and_keep)
-    data[entry_field(client, roll_and_keep, "links", "Strength")] = "red, green"
-    response = client.post(settings_url(roll_and_keep), data)
-    assert response.status_code == 302
+    form = page_form(client, roll_and_keep)
+    data = untouched(form)
+    data[cell(form, "links", "Strength")] = "red, green"
+    assert post(client, roll_and_keep, data).status_code == 302
     roll_and_keep.refresh_from_db()
     assert list(roll_and_keep.ruleset) == ["links"]
     assert roll_and_keep.effective_ruleset()["links"]["Strength"] == ["Red", "Green"]
@@ -80,15 +146,26 @@ def test_a_changed_link_is_saved_and_in_force(client, roll_and_keep):
     assert "changed from default" in page
 
 
+def test_an_attribute_may_link_to_no_colour(client, roll_and_keep):
+    form = page_form(client, roll_and_keep)
+    data = untouched(form)
+    data[cell(form, "links", "Strength")] = ""
+    assert post(client, roll_and_keep, data).status_code == 302
+    roll_and_keep.refresh_from_db()
+    assert roll_and_keep.effective_ruleset()["links"]["Strength"] == []
+
+
 def test_an_unknown_colour_in_a_link_is_shown_at_links_and_nothing_changes(client, roll_and_keep):
-    data = form_data(client, roll_and_keep)
-    data[entry_field(client, roll_and_keep, "links", "Cunning")] = "Purple"
+    form = page_form(client, roll_and_keep)
+    data = untouched(form)
+    data[cell(form, "links", "Cunning")] = "Purple"
     data["degrees"] = "Meh\nWow"  # a valid change alongside: must not be saved either
-    response = client.post(settings_url(roll_and_keep), data)
+    response = post(client, roll_and_keep, data)
     assert response.status_code == 200
-    errors = section(response, "links").errors
+    errors = section(response.context["form"], "links").errors
     assert errors and "Purple" in errors[0]
     assert "Nothing was saved" in response.content.decode()
+    assert any("Purple" in message for message in messages(response))
     roll_and_keep.refresh_from_db()
     assert roll_and_keep.ruleset == {}
 
@@ -96,40 +173,60 @@ def test_an_unknown_colour_in_a_link_is_shown_at_links_and_nothing_changes(clien
 def test_list_fields_are_one_name_per_line(client, roll_and_keep):
     data = form_data(client, roll_and_keep)
     data["degrees"] = "  Scrape \n\nClean\nGlorious\n"
-    assert client.post(settings_url(roll_and_keep), data).status_code == 302
+    assert post(client, roll_and_keep, data).status_code == 302
     roll_and_keep.refresh_from_db()
     assert roll_and_keep.effective_ruleset()["degrees"] == ["Scrape", "Clean", "Glorious"]
 
 
-def test_a_number_table_entry_must_be_a_number(client, roll_and_keep):
-    data = form_data(client, roll_and_keep)
-    data[entry_field(client, roll_and_keep, "difficulties", "Easy")] = "three"
-    response = client.post(settings_url(roll_and_keep), data)
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("three", "Easy · Number: enter a whole number."),
+        ("11", "Easy · Number: must be at most 10."),
+        ("0", "Easy · Number: must be at least 1."),
+        ("", "Easy · Number: give a number."),
+    ],
+)
+def test_a_bad_difficulty_names_its_row_and_changes_nothing(client, roll_and_keep, value, message):
+    form = page_form(client, roll_and_keep)
+    data = untouched(form)
+    data[cell(form, "difficulties", "Easy")] = value
+    response = post(client, roll_and_keep, data)
     assert response.status_code == 200
-    assert response.context["form"].errors
+    assert messages(response) == [message]
+    assert message in response.content.decode()
     roll_and_keep.refresh_from_db()
     assert roll_and_keep.ruleset == {}
 
 
+def test_a_difficulty_input_carries_the_rules_bounds(client, roll_and_keep):
+    form = page_form(client, roll_and_keep)
+    html = str(form[cell(form, "difficulties", "Easy")])
+    assert 'type="number"' in html and 'min="1"' in html and 'max="10"' in html
+
+
 def test_an_entry_can_be_added_and_removed(client, roll_and_keep):
-    data = form_data(client, roll_and_keep)
-    easy = entry_field(client, roll_and_keep, "difficulties", "Easy")
-    data[f"{easy}__remove"] = "on"
-    data["difficulties__new_name"] = "Trivial"
-    data["difficulties__new_value"] = "2"
-    assert client.post(settings_url(roll_and_keep), data).status_code == 302
+    form = page_form(client, roll_and_keep)
+    data = untouched(form)
+    data[remove_box(form, "difficulties", "Easy")] = "on"
+    data[new_name(form, "difficulties")] = "Trivial"
+    data[cell(form, "difficulties", "New")] = "2"
+    assert post(client, roll_and_keep, data).status_code == 302
     roll_and_keep.refresh_from_db()
     ladder = roll_and_keep.effective_ruleset()["difficulties"]
     assert ladder["Trivial"] == 2
     assert "Easy" not in ladder
+    # the engine reads the new rung by name
+    assert roll_and_keep.rules.difficulty_value("trivial", ruleset=roll_and_keep.ruleset) == 2
 
 
 def test_resources_relinked_to_other_attributes_are_saved(client, two_dice):
-    data = form_data(client, two_dice)
+    form = page_form(client, two_dice)
+    data = untouched(form)
     # every attribute still links to exactly two resources
-    data[entry_field(client, two_dice, "resources", "Health")] = "Agility, Wits"
-    data[entry_field(client, two_dice, "resources", "Stamina")] = "might, agility"
-    assert client.post(settings_url(two_dice), data).status_code == 302
+    data[cell(form, "resources", "Health")] = "Agility, Wits"
+    data[cell(form, "resources", "Stamina")] = "might, agility"
+    assert post(client, two_dice, data).status_code == 302
     two_dice.refresh_from_db()
     assert list(two_dice.ruleset) == ["resources"]
     resources = two_dice.effective_ruleset()["resources"]
@@ -138,21 +235,23 @@ def test_resources_relinked_to_other_attributes_are_saved(client, two_dice):
 
 
 def test_a_resource_linked_twice_to_one_attribute_is_refused(client, two_dice):
-    data = form_data(client, two_dice)
-    data[entry_field(client, two_dice, "resources", "Stamina")] = "Agility, Agility"
-    response = client.post(settings_url(two_dice), data)
+    form = page_form(client, two_dice)
+    data = untouched(form)
+    data[cell(form, "resources", "Stamina")] = "Agility, Agility"
+    response = post(client, two_dice, data)
     assert response.status_code == 200
-    assert "Stamina" in " ".join(section(response, "resources").errors)
+    assert "Stamina" in " ".join(section(response.context["form"], "resources").errors)
     two_dice.refresh_from_db()
     assert two_dice.ruleset == {}
 
 
 def test_a_resource_linked_to_a_missing_attribute_is_refused(client, two_dice):
-    data = form_data(client, two_dice)
-    data[entry_field(client, two_dice, "resources", "Health")] = "Brawn, Agility"
-    response = client.post(settings_url(two_dice), data)
+    form = page_form(client, two_dice)
+    data = untouched(form)
+    data[cell(form, "resources", "Health")] = "Brawn, Agility"
+    response = post(client, two_dice, data)
     assert response.status_code == 200
-    assert "Brawn" in " ".join(section(response, "resources").errors)
+    assert "Brawn" in " ".join(section(response.context["form"], "resources").errors)
     two_dice.refresh_from_db()
     assert two_dice.ruleset == {}
 
@@ -160,32 +259,25 @@ def test_a_resource_linked_to_a_missing_attribute_is_refused(client, two_dice):
 def test_a_renamed_attribute_must_be_followed_by_the_resources(client, two_dice):
     data = form_data(client, two_dice)
     data["attributes"] = "Brawn\nAgility\nWits\nPresence"
-    response = client.post(settings_url(two_dice), data)
+    response = post(client, two_dice, data)
     assert response.status_code == 200
     two_dice.refresh_from_db()
     assert two_dice.ruleset == {}
 
 
-def test_bad_json_is_shown_at_its_field_and_nothing_changes(client, two_dice):
-    data = form_data(client, two_dice)
-    data["difficulties"] = '{"Normal": {"cost": 2, "dice": "roll"'
-    data["attributes"] = "Might\nAgility\nWits\nPresence"
-    response = client.post(settings_url(two_dice), data)
-    assert response.status_code == 200
-    assert "not valid JSON" in " ".join(response.context["form"].errors["difficulties"])
-    two_dice.refresh_from_db()
-    assert two_dice.ruleset == {}
+def test_the_error_summary_links_to_each_bad_input(client, two_dice):
+    form = page_form(client, two_dice)
+    data = untouched(form)
+    target = cell(form, "difficulties", "Hard", "Resource cost")
+    data[target] = "lots"
+    response = post(client, two_dice, data)
+    page = response.content.decode()
+    anchor = response.context["form"][target].id_for_label
+    assert re.search(rf'<a href="#{anchor}">Hard · Resource cost: enter a whole number\.</a>', page)
+    assert 'aria-invalid="true"' in page
 
 
-def test_json_fields_are_saved_when_valid(client, two_dice):
-    data = form_data(client, two_dice)
-    difficulties = json.loads(data["difficulties"])
-    difficulties["Normal"]["cost"] = 1
-    data["difficulties"] = json.dumps(difficulties)
-    assert client.post(settings_url(two_dice), data).status_code == 302
-    two_dice.refresh_from_db()
-    assert two_dice.effective_ruleset()["difficulties"]["Normal"]["cost"] == 1
-    assert list(two_dice.ruleset) == ["difficulties"]
+# --- reset and a stored ruleset gone bad ---------------------------------------------------------
 
 
 def test_reset_to_defaults_clears_the_overrides(client, gm, roll_and_keep):
@@ -204,3 +296,16 @@ def test_a_stored_ruleset_that_no_longer_validates_still_opens(client, roll_and_
     response = client.get(settings_url(roll_and_keep))
     assert response.status_code == 200
     assert "no longer passes the rules" in response.content.decode()
+
+
+def test_a_stored_value_of_another_shape_is_shown_as_json_to_be_fixed(client, roll_and_keep):
+    # The last resort: an old override that fits no input is still visible and fixable.
+    roll_and_keep.ruleset = {"links": ["Cunning"]}
+    roll_and_keep.save()
+    response = client.get(settings_url(roll_and_keep))
+    assert section(response.context["form"], "links").kind == "json"
+    data = untouched(response.context["form"])
+    data["links"] = '{"Cunning": ["Black"]}'
+    assert post(client, roll_and_keep, data).status_code == 302
+    roll_and_keep.refresh_from_db()
+    assert roll_and_keep.effective_ruleset()["links"] == {"Cunning": ["Black"]}
