@@ -310,8 +310,14 @@ class RulesetForm(forms.Form):
                 where = plan.row_labels[index]
                 for column in plan.columns:
                     name = f"{key}__{index}__{column.key}"
+                    placeholder = plan.hint.placeholder
                     self.fields[name] = input_field(
-                        column, where=where, new=False, row_key=self._row_key(plan, index)
+                        column,
+                        where=where,
+                        new=False,
+                        placeholder=placeholder(plan.row_keys[index], column.key)
+                        if placeholder and plan.row_keys
+                        else "",
                     )
                     self.initial[name] = shown(column, row.get(column.key))
                 self._add_remove(plan, index, where)
@@ -338,10 +344,6 @@ class RulesetForm(forms.Form):
             )
             self.initial[key] = text
 
-    @staticmethod
-    def _row_key(plan: _Plan, index: int) -> str:
-        return plan.row_keys[index] if plan.row_keys else plan.row_labels[index]
-
     def _add_remove(self, plan: _Plan, index: int, where: str) -> None:
         if plan.removable[index]:
             self.fields[f"{plan.key}__{index}__remove"] = forms.BooleanField(
@@ -350,19 +352,24 @@ class RulesetForm(forms.Form):
 
     def _add_new_name(self, plan: _Plan, label: str) -> None:
         name = f"{plan.key}__new_name"
-        noun = plan.hint.noun
+        noun, key_label = plan.hint.noun, plan.hint.key_label.lower()
+        # "New difficulty", or "New modifier: condition" when the name column says more
+        title = f"New {noun}" if key_label == noun else f"New {noun}: {key_label}"
         if plan.hint.row_choices is not None:
             self.fields[name] = forms.ChoiceField(
-                label=f"New {noun}: {plan.hint.key_label.lower()}",
+                label=title,
                 required=False,
-                choices=[("", f"Choose a {plan.hint.key_label.lower()}…"), *plan.hint.row_choices],
+                choices=[("", f"Choose a {key_label}…"), *plan.hint.row_choices],
                 error_messages={
                     "invalid_choice": f"New {noun}: %(value)s is not one of the choices."
                 },
             )
         else:
             self.fields[name] = forms.CharField(
-                label=f"New {noun}: {plan.hint.key_label.lower()}", required=False, max_length=100
+                label=title,
+                required=False,
+                max_length=100,
+                error_messages={"max_length": f"New {noun}: at most %(limit_value)d characters."},
             )
 
     # --- what the template renders ---------------------------------------------------------------
@@ -590,9 +597,7 @@ class RulesetForm(forms.Form):
                     elif value is not OMIT and not (hint.drop_blank_rows and value == {}):
                         entries[new_name] = value
             elif not self._row_is_blank(new_inputs):
-                self.add_error(
-                    f"{key}__new_name", f"New {noun}: give it a {hint.key_label.lower()}."
-                )
+                self.add_error(f"{key}__new_name", f"New {noun}: give it a name.")
                 failed = True
         if failed:
             return _Missing
@@ -631,10 +636,12 @@ class RulesetForm(forms.Form):
     def add_ruleset_error(self, message: str) -> None:
         """Show a rules error next to the fieldset its message names, or at the top.
 
-        A message that names no field ("Unknown attribute 'Brawn'") goes to the one field
-        whose submitted value holds the quoted name, when exactly one does.
+        A message that names no field goes to the field a hint gives its words to, or
+        ("Unknown attribute 'Brawn'") to the one field whose submitted value holds the quoted
+        name, when exactly one does.
         """
-        key = section_named(message, list(self._plans)) or section_holding(
+        aliases = {key: plan.hint.aliases for key, plan in self._plans.items()}
+        key = section_named(message, list(self._plans), aliases) or section_holding(
             message, self.cleaned_ruleset
         )
         section = next((s for s in self.sections if s.key == key), None)

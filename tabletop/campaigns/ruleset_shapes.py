@@ -110,6 +110,8 @@ class Hint:
     #: Names a new row may not take, and why (e.g. "is a row of the seed's table").
     reserved: Sequence[str] = ()
     reserved_reason: str = ""
+    #: Words the rules' error messages use for this field when they do not name it.
+    aliases: Sequence[str] = ()
     #: Rows left with every cell blank are dropped (a table of changes: nothing changed).
     drop_blank_rows: bool = False
     #: What an empty table says ("No changes: every condition uses the seed's numbers.").
@@ -394,7 +396,7 @@ def number_text(value: Any) -> str:
     return ", ".join(str(item) for item in value)
 
 
-def input_field(column: Column, *, where: str, new: bool, row_key: str = "") -> forms.Field:
+def input_field(column: Column, *, where: str, new: bool, placeholder: str = "") -> forms.Field:
     """The form field of one input; its error messages name the row and the column."""
     hint = column.hint
     if where and column.label and where != column.label:
@@ -409,8 +411,8 @@ def input_field(column: Column, *, where: str, new: bool, row_key: str = "") -> 
         "max_length": f"{named}: at most %(limit_value)d characters.",
     }
     attrs: dict[str, Any] = {}
-    if hint.placeholder is not None and row_key and not new:
-        attrs["placeholder"] = hint.placeholder(row_key, column.key)
+    if placeholder:
+        attrs["placeholder"] = placeholder
     if column.kind == INT:
         field: forms.Field = forms.IntegerField(
             label=column.label,
@@ -493,13 +495,19 @@ def help_text(kind: str, hint: Hint) -> str:
     return " ".join(parts)
 
 
-def section_named(message: str, keys: list[str]) -> str | None:
+def section_named(
+    message: str, keys: list[str], aliases: Mapping[str, Sequence[str]] | None = None
+) -> str | None:
     """The ruleset field a rules error names.
 
     Rules modules name fields as 'links', ruleset.resources.Health or "field links"; a quoted or
     dotted name counts first, a bare word after; among several, the earliest in the message.
+    ``aliases`` maps a field to the other words its rules use for it ("changing a roll").
     """
     text = message.casefold()
+    for key, words in (aliases or {}).items():
+        if any(word.casefold() in text for word in words):
+            return key
     for patterns in (
         [r"['\"]{}['\"]", r"\.{}\b"],
         [r"\b{}\b"],

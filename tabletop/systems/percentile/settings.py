@@ -169,6 +169,7 @@ class PercentileSettingsForm(RulesetForm):
         ),
         "plot_point_uses": Hint(
             help="What a plot point buys (seed: change a roll, lessen a wound, a clue …).",
+            aliases=("ways of changing a roll",),
             rows=ROWS_ADDED,
             noun="use",
             key_label="Use",

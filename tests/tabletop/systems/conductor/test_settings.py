@@ -1,0 +1,135 @@
+"""conductor's ruleset settings through the GM's page: the wilderness numbers and the skills.
+
+What the page saves must be what the engine reads (``WildernessRules``, ``skill_names``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import conductor
+from tests.tabletop.campaigns.conftest import make_campaign
+from tests.tabletop.campaigns.ruleset_pages import (
+    cell,
+    group_input,
+    messages,
+    new_name,
+    page_form,
+    post,
+    remove_box,
+    section,
+    untouched,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def campaign(client, django_user_model):
+    gm = django_user_model.objects.create_user(username="gwen", password="pw-gm-12345")
+    client.force_login(gm)
+    return make_campaign(gm, system="conductor")
+
+
+def test_the_wilderness_is_one_labelled_input_per_number(client, campaign):
+    form = page_form(client, campaign)
+    wilderness = section(form, "wilderness")
+    assert wilderness.kind == "group"
+    assert [c.column for c in wilderness.group] == [
+        "Forage difficulty",
+        "Supply dice, largest first",
+        "Supply roll must beat",
+        "Trek (hexes)",
+        "Gallop (hexes)",
+        "Ferry (hexes)",
+        "Tired mounts recover",
+    ]
+    assert form[group_input(form, "wilderness", "Supply dice, largest first")].value() == (
+        "12, 10, 8, 6, 4"
+    )
+    assert form[group_input(form, "wilderness", "Tired mounts recover")].widget_type == "select"
+
+
+def test_wilderness_numbers_are_saved_and_the_expedition_uses_them(client, campaign):
+    form = page_form(client, campaign)
+    data = untouched(form)
+    data[group_input(form, "wilderness", "Supply dice, largest first")] = "10, 8, 6"
+    data[group_input(form, "wilderness", "Gallop (hexes)")] = "3"
+    data[group_input(form, "wilderness", "Tired mounts recover")] = "new_day"
+    assert post(client, campaign, data).status_code == 302
+    campaign.refresh_from_db()
+    assert list(campaign.ruleset) == ["wilderness"]
+    rules = conductor.WildernessRules.from_ruleset(campaign.ruleset)
+    assert rules.supply_dice == (10, 8, 6)
+    assert rules.hexes("Gallop") == 3
+    assert rules.mounts_recover == "new_day"
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        (
+            "Supply dice, largest first",
+            "12, x",
+            "Wilderness · Supply dice, largest first: “x” is not a whole number.",
+        ),
+        (
+            "Supply dice, largest first",
+            "12, 1",
+            "Wilderness · Supply dice, largest first: 1 is below 2.",
+        ),
+        ("Trek (hexes)", "101", "Wilderness · Trek (hexes): must be at most 100."),
+        ("Forage difficulty", "", "Wilderness · Forage difficulty: give a number."),
+    ],
+)
+def test_a_bad_wilderness_number_names_its_field_and_nothing_changes(
+    client, campaign, column, value, message
+):
+    form = page_form(client, campaign)
+    data = untouched(form)
+    data[group_input(form, "wilderness", column)] = value
+    response = post(client, campaign, data)
+    assert response.status_code == 200
+    assert messages(response) == [message]
+    campaign.refresh_from_db()
+    assert campaign.ruleset == {}
+
+
+def test_supply_dice_that_do_not_step_down_are_refused_by_the_rules(client, campaign):
+    form = page_form(client, campaign)
+    data = untouched(form)
+    data[group_input(form, "wilderness", "Supply dice, largest first")] = "8, 10"
+    response = post(client, campaign, data)
+    assert response.status_code == 200
+    assert "step down" in " ".join(section(response.context["form"], "wilderness").errors)
+    campaign.refresh_from_db()
+    assert campaign.ruleset == {}
+
+
+def test_skills_choose_how_they_are_specified(client, campaign):
+    form = page_form(client, campaign)
+    rule = form[cell(form, "skills", "Awareness")]
+    assert rule.widget_type == "select" and rule.value() == "may"
+    data = untouched(form)
+    data[cell(form, "skills", "Poison")] = "must"
+    data[new_name(form, "skills")] = "Sailing"
+    data[cell(form, "skills", "New")] = "may"
+    assert post(client, campaign, data).status_code == 302
+    campaign.refresh_from_db()
+    skills = campaign.effective_ruleset()["skills"]
+    assert skills["Poison"] == "must" and skills["Sailing"] == "may"
+    assert "Sailing" in conductor.skill_names(ruleset=campaign.ruleset)
+
+
+def test_a_removed_skill_stays_removed_when_saved_again(client, campaign):
+    form = page_form(client, campaign)
+    data = untouched(form)
+    data[remove_box(form, "skills", "Poison")] = "on"
+    assert post(client, campaign, data).status_code == 302
+    campaign.refresh_from_db()
+    assert "Poison" not in conductor.skill_names(ruleset=campaign.ruleset)
+    # the rules merge the skill list over the seed's: saving the page again must not bring it back
+    assert post(client, campaign, untouched(page_form(client, campaign))).status_code == 302
+    campaign.refresh_from_db()
+    assert "Poison" not in conductor.skill_names(ruleset=campaign.ruleset)
+    assert len(conductor.skill_names(ruleset=campaign.ruleset)) == len(conductor.SKILLS) - 1
