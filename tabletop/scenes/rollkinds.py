@@ -16,6 +16,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from rules.core import RulesError
 from tabletop import systems
 
 
@@ -36,7 +37,9 @@ class RollKind:
     #: procedure records (a contest's sides, a foe's strike-back): a card, no panel.
     roll: Callable[..., RollOutcome] | None = None
     form: str = ""  # the roll panel's fields (a template)
-    odds: Callable[..., dict[str, Any]] | None = None  # odds(*, data, character, ruleset)
+    #: odds(*, data, character, ruleset) -> {"rows", "note"} for the odds panel, and, when the
+    #: roll has one goal, "chance" (a Fraction) and "goal" ("to succeed"): the card's headline.
+    odds: Callable[..., dict[str, Any]] | None = None
     targets_foe: bool = False  # the panel may pick a foe, whose difficulty the roll is against
     on_panel: bool = True  # False: rolled by a procedure only (the GM's perception roll)
     #: What a roll of this kind sets going at the table once everyone may see it (a foe that
@@ -148,3 +151,27 @@ def percent(p: Fraction) -> str:
     if value > 99.9:
         return ">99.9%"
     return f"{value:.1f}%"
+
+
+def headline_odds(
+    kind: RollKind, *, data: Mapping[str, Any], character: Any, ruleset: Any
+) -> dict[str, str] | None:
+    """The chance a roll had before it was made, as stored with it and shown on its card:
+    ``{"percent": "41.7%", "value": "0.4167", "goal": "to succeed"}``. None when the kind has
+    no single goal (the dice box) or its odds can't be worked out: the roll is made anyway.
+    Strings only, so the commitment to a hidden roll hashes the same in every browser."""
+    if kind.odds is None:
+        return None
+    try:
+        odds = kind.odds(data=dict(data), character=character, ruleset=ruleset)
+    except (ValidationError, RulesError):
+        return None
+    chance = odds.get("chance") if isinstance(odds, Mapping) else None
+    if not isinstance(chance, Fraction) or not 0 <= chance <= 1:
+        return None
+    goal = odds.get("goal")
+    return {
+        "percent": percent(chance),
+        "value": f"{float(chance):.4f}",
+        "goal": goal if isinstance(goal, str) and goal else "to succeed",
+    }

@@ -23,7 +23,7 @@ from tabletop.scenes.events import record_event, reveal_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES, ROLL_MODES
-from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, offered
+from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, headline_odds, offered
 
 __all__ = ["ROLL_MODES", "record_roll", "roll_make", "roll_reveal"]
 
@@ -40,11 +40,14 @@ def record_roll(
     parent: SceneEvent | None = None,
     extra: dict[str, Any] | None = None,
     roller: str = "",
+    odds: dict[str, str] | None = None,
 ) -> SceneEvent:
     """Record a roll event, the one shape every roll card, reveal and dashboard reads. Players
     outside a hidden roll's audience get who rolled and how: no dice, no count (``public``);
     the rest is its ``secret``, committed to. ``roller``: who the card says rolled, when not
-    the actor (a foe striking back)."""
+    the actor (a foe striking back). ``odds``: the chance it had before it was made
+    (``rollkinds.headline_odds``); a hidden roll's odds are secret like its dice, since they
+    tell what was tried (how hard, with what)."""
     roll = {
         "roll_kind": roll_kind,
         "label": label,
@@ -53,6 +56,7 @@ def record_roll(
         "outcome": outcome.outcome,
         "result": outcome.detail,
         "character": character.name if character else "",
+        **({"odds": odds} if odds else {}),
         **(extra or {}),
     }
     if not roller:
@@ -112,9 +116,10 @@ def roll_make(
             raise ValidationError(f"A {kind.label.lower()} is not made against a foe.")
         data.update(difficulty=foe.difficulty, foe_name=foe.name)
     rng = base.game_dice(rng)
-    outcome = kind.roll(
-        data=data, character=character, ruleset=campaign.effective_ruleset(), rng=rng
-    )
+    ruleset = campaign.effective_ruleset()
+    # Worked out once, now, from the same inputs as the roll: what the roller faced.
+    odds = headline_odds(kind, data=data, character=character, ruleset=ruleset)
+    outcome = kind.roll(data=data, character=character, ruleset=ruleset, rng=rng)
     event = record_roll(
         scene=scene,
         actor=actor,
@@ -124,6 +129,7 @@ def roll_make(
         outcome=outcome,
         mode=mode,
         extra={"foe_id": foe.pk} if foe is not None else None,
+        odds=odds,
     )
     if kind.consequences is not None and event.audience == Audience.EVERYONE:
         kind.consequences(event=event, rng=rng)

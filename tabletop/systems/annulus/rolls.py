@@ -110,6 +110,8 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
             f"Pass: {percent(p)}. {dice} d{rules['check_die_sides']}{training}, each "
             f"{rules['check_target']}+ a success; {args['needed']} needed."
         ),
+        "chance": p,
+        "goal": "to pass",
     }
 
 

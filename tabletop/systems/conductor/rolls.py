@@ -112,6 +112,8 @@ def standard_odds(*, data, character, ruleset) -> dict[str, Any]:
     return {
         "rows": odds_rows({"success": p, "failure": 1 - p}, labels=_STANDARD_LABELS),
         "note": note,
+        "chance": p,
+        "goal": "to succeed",
     }
 
 
@@ -196,7 +198,12 @@ def attack_odds(*, data, character, ruleset) -> dict[str, Any]:
         f"At least one hit: {percent(any_hit)}; {_mean(expected)} hits on average. "
         "Bennies: +1 to one die each, after the roll."
     )
-    return {"rows": odds_rows(dist, labels=labels), "note": note}
+    return {
+        "rows": odds_rows(dist, labels=labels),
+        "note": note,
+        "chance": any_hit,
+        "goal": "to hit",
+    }
 
 
 def _mean(value: Fraction) -> str:
@@ -342,7 +349,12 @@ def heal_odds(*, data, character, ruleset) -> dict[str, Any]:
         "Each hit heals one of the patient's hits (never below none). Harm from different "
         "sources heals separately; a heal takes a unit of time."
     )
-    return {"rows": odds_rows(dist, labels=labels), "note": note}
+    return {
+        "rows": odds_rows(dist, labels=labels),
+        "note": note,
+        "chance": conductor.attack_hit_probability(skill=skill, difficulty=difficulty),
+        "goal": "to heal at least one hit",
+    }
 
 
 def poison_outcome(result: conductor.PoisonResult, *, label: str) -> RollOutcome:
@@ -384,7 +396,12 @@ def poison_odds(*, data, character, ruleset) -> dict[str, Any]:
     labels.update({h: f"For a foe of difficulty {h}" for h in range(1, top)})
     labels[top] = f"For a foe of difficulty {top}+"
     note = f"An attack roll against {difficulty}; costs one unit of time and one of loot."
-    return {"rows": odds_rows(dist, labels=labels), "note": note}
+    return {
+        "rows": odds_rows(dist, labels=labels),
+        "note": note,
+        "chance": conductor.attack_hit_probability(skill=skill, difficulty=difficulty),
+        "goal": "to brew a poison that works",
+    }
 
 
 KINDS.append(

@@ -128,6 +128,7 @@ def maneuver_outcome(result: percentile.ManeuverResult, *, skill: str, column: s
         column=column,
         bonus=result.bonus,
         band_label=percentile.BAND_LABELS[result.band],
+        band_text=percentile.BAND_TEXT[result.band],  # the card says what the band means
         succeeded=result.succeeded,
     )
     mm = f", MM {result.mm}%" if result.mm is not None else ""
@@ -179,6 +180,8 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
             f"Success or better: {percent(result.success_or_better)}. "
             f"d100 {_signed(result.modifier)} ({', '.join(parts)}; {column} column)."
         ),
+        "chance": result.success_or_better,
+        "goal": "to succeed",
     }
 
 
@@ -261,6 +264,7 @@ def running_outcome(result: percentile.RunningResult, *, source: str) -> RollOut
     detail.update(
         source=source,
         band_label=percentile.BAND_LABELS[maneuver.band],
+        band_text=percentile.BAND_TEXT[maneuver.band],
         bonus=maneuver.bonus,
         pace_label=f"{float(result.pace):g}",
         movement_label=f"{round(result.movement, 2):g}",
@@ -313,6 +317,8 @@ def odds_running(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[
             f"−{percentile.PACE_FACTOR}). At 100%: {float(full):g} (MV × pace). "
             f"100% or better: {percent(success)}."
         ),
+        "chance": success,
+        "goal": "to run the full distance (100% or better)",
     }
 
 
@@ -366,12 +372,14 @@ def roll_potency(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any
     )
 
 
-def _bands_odds(modifier: int, lead: str, success_word: str) -> dict[str, Any]:
+def _bands_odds(modifier: int, lead: str, success_word: str, goal: str) -> dict[str, Any]:
     dist = percentile.band_distribution(modifier=modifier)
     success = sum((dist[b] for b in percentile.SUCCESS_OR_BETTER), Fraction(0))
     return {
         "rows": odds_rows(dist, labels=percentile.BAND_LABELS),
         "note": f"d100 {_signed(modifier)} ({lead}). {success_word}: {percent(success)}.",
+        "chance": success,
+        "goal": goal,
     }
 
 
@@ -382,6 +390,7 @@ def odds_potency(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[
         bonus,
         f"potency {args['potency']}, resistance {_signed(args['resistance'])}",
         "It takes effect (Success or better)",
+        "for it to take effect",
     )
 
 
@@ -452,6 +461,7 @@ def odds_breakage(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict
         args["potency"] + args["resistance"],
         f"{args['how']}, {args['against']}",
         "It breaks (Success or better)",
+        "for it to break",
     )
 
 
@@ -470,7 +480,9 @@ def roll_pure_chance(
 
 def odds_pure_chance(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
     chance = field_int(data, "chance", label="Percent chance", low=0, high=100)
-    return _bands_odds(chance, f"{chance}% as the SV", "It happens (Success or better)")
+    return _bands_odds(
+        chance, f"{chance}% as the SV", "It happens (Success or better)", "for it to happen"
+    )
 
 
 #: The sheet's general perception stat (seed: "the GM will use only your Perceptivity stat").
@@ -522,6 +534,8 @@ def odds_perception(*, data: dict[str, Any], character: Any, ruleset: Any) -> di
             f"Success or better: {percent(result.success_or_better)}. "
             f"d100 {_signed(result.modifier)} ({', '.join(parts)}; {column} column)."
         ),
+        "chance": result.success_or_better,
+        "goal": "to notice",
     }
 
 

@@ -157,7 +157,12 @@ def odds(*, data, character, ruleset) -> dict[str, Any]:
         f"Roll {result.rolled}, keep {result.kept}. At least one success: "
         f"{percent(result.at_least_one_success)}; botch: {percent(result.botch)}."
     )
-    return {"rows": odds_rows(result.degrees), "note": note}
+    return {
+        "rows": odds_rows(result.degrees),
+        "note": note,
+        "chance": result.at_least_one_success,
+        "goal": "to succeed",
+    }
 
 
 KINDS.append(

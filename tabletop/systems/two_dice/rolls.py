@@ -121,6 +121,8 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
     return {
         "rows": odds_rows(dist, labels=BAND_LABELS),
         "note": f"{paying}; total penalty −{penalty}. Success or better: {percent(success)}.",
+        "chance": success,
+        "goal": "to succeed",
     }
 
 

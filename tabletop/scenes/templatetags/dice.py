@@ -1,0 +1,210 @@
+"""Dice on roll cards: how each die type is drawn and what a die says it shows.
+
+Every system's card draws its dice with ``{% die %}`` (``scenes/_die.html``), so a d6 looks the
+same in every game, and a kept, dropped, exploded or benny-raised die is marked the same way: by
+its drawing and by words under it, which are also its screen-reader label. Cards read stored
+events, old ones too: a missing or odd value never breaks a card, the die shows "?".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+#: Outlines (viewBox 0 0 100 100) by number of sides; a die of any other size is drawn round.
+OUTLINES: dict[int, str] = {
+    4: "50,6 95,90 5,90",
+    6: "20,7 80,7 93,20 93,80 80,93 20,93 7,80 7,20",
+    8: "50,3 96,50 50,97 4,50",
+    10: "50,3 96,42 50,97 4,42",
+    12: "50,4 96,37 78,94 22,94 4,37",
+    20: "50,3 94,27 94,73 50,97 6,73 6,27",
+}
+#: Edges drawn inside an outline, so a d10 isn't taken for a d8, nor a d20 for a d6.
+FACETS: dict[int, str] = {
+    10: "M4 42 L50 80 L96 42 M50 80 L50 97",
+    20: "M50 3 L50 18 M94 27 L83 30 M94 73 L50 97 L6 73 M6 27 L17 30 M17 30 L50 18 L83 30",
+}
+#: The d100 read as two d10s: a tens die (00-90) and a units die (0-9).
+PERCENTILE = 100
+
+#: Outcome band names (every system's ``outcome``) by the tone of their badge.
+TONES: dict[str, str] = {
+    "critical_success": "great",
+    "extraordinary_success": "great",
+    "success": "good",
+    "partial_success": "partial",
+    "near_success": "partial",
+    "unrelated_success": "partial",
+    "failure": "bad",
+    "critical_failure": "dire",
+    "extraordinary_failure": "dire",
+    "fumble": "dire",
+    "botch": "dire",
+}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _face(sides: int | None, text: str) -> dict[str, str]:
+    return {
+        "text": text,
+        "outline": OUTLINES.get(sides or 0, ""),
+        "facets": FACETS.get(sides or 0, ""),
+    }
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def die_view(
+    d: Any = None,
+    *,
+    sides: Any = None,
+    value: Any = None,
+    keeps: bool = False,
+    mark: str = "",
+    tone: str = "",
+) -> dict[str, Any]:
+    """What ``_die.html`` draws for one die.
+
+    ``d``: a die as stored (``rules.core.Die.to_dict()``, or a percentile die with ``face``,
+    ``sign``, ``exploded``, ``chosen``); or ``sides`` and ``value`` for a bare number (a chain
+    die, a penalty die). ``keeps``: the roll kept some dice and dropped others, so a kept die
+    says "kept". ``mark``: the card's word for this die ("hit", "no success"), ``tone`` its
+    colour ("good", "bad")."""
+    d = d if isinstance(d, Mapping) else {}
+    notes: list[str] = []
+    states: list[str] = []
+    percentile_die = "face" in d
+    if percentile_die:
+        shown, count_sides = _int(d.get("face")), PERCENTILE
+    else:
+        shown = _int(d.get("value", value))
+        count_sides = _int(d.get("sides", sides))
+    if count_sides is None:
+        count_sides = _int(sides)
+    if "kept" in d and not d["kept"]:
+        notes.append("dropped")
+        states.append("dropped")
+    elif keeps:
+        notes.append("kept")
+        states.append("kept")
+    if mark:
+        notes.append(mark)
+    if d.get("exploded"):
+        notes.append("rolls again" if percentile_die else "exploded")
+        states.append("exploded")
+    bonus, rolled = _int(d.get("bonus")), _int(d.get("rolled"))
+    if bonus:
+        raised = f"+{_plural(bonus, 'benny', 'bennies')}"
+        notes.append(f"rolled {rolled} {raised}" if rolled is not None else raised)
+        states.append("benny")
+    source = _int(d.get("source"))
+    if source is not None:
+        notes.append(f"from die {source + 1}")
+        states.append("extra")
+    if percentile_die and _int(d.get("sign")) == -1:
+        notes.append("subtracted")
+        states.append("subtracted")
+    if percentile_die and d.get("chosen"):
+        notes.append("chosen with plot points")
+        states.append("chosen")
+    text = "?" if shown is None else str(shown)
+    if count_sides == PERCENTILE and shown is not None and 1 <= shown <= PERCENTILE:
+        # 100 is 00 on the tens die and 0 on the units die; 7 is 00 and 7.
+        faces = [_face(10, f"{shown // 10 % 10}0"), _face(10, str(shown % 10))]
+        caption = ", ".join([text, *notes])  # the pair's reading, since no face shows it
+        shape = "d100"
+    else:
+        faces = [_face(count_sides, text)]
+        caption = ", ".join(notes)
+        shape = f"d{count_sides}" if count_sides in OUTLINES else "round"
+    classes = ["die", f"die-{shape}", *states]
+    if tone in ("good", "bad"):
+        classes.append(f"tone-{tone}")
+    return {
+        "faces": faces,
+        "caption": caption,
+        "label": ", ".join([text, *notes]),
+        "classes": " ".join(classes),
+        "sides": count_sides,
+    }
+
+
+@register.inclusion_tag("scenes/_die.html")
+def die(
+    d: Any = None,
+    *,
+    sides: Any = None,
+    value: Any = None,
+    keeps: bool = False,
+    mark: str = "",
+    tone: str = "",
+) -> dict[str, Any]:
+    """``{% die d %}``, ``{% die d keeps=True %}``, ``{% die d mark="hit" tone="good" %}``,
+    ``{% die sides=12 value=7 %}``: one die, drawn and labelled (see ``die_view``)."""
+    return {"die": die_view(d, sides=sides, value=value, keeps=keeps, mark=mark, tone=tone)}
+
+
+@register.filter
+def has_dropped(dice: Any) -> bool:
+    """Whether a pool dropped any die (then its kept dice say "kept")."""
+    if not isinstance(dice, list | tuple):
+        return False
+    return any(isinstance(d, Mapping) and "kept" in d and not d["kept"] for d in dice)
+
+
+@register.filter
+def dice_head(dice: Any, count: Any) -> list[Any]:
+    """The first ``count`` dice (an annulus check's base dice); all of them without a count."""
+    if not isinstance(dice, list | tuple):
+        return []
+    n = _int(count)
+    return list(dice[:n]) if n is not None and n >= 0 else list(dice)
+
+
+@register.filter
+def dice_tail(dice: Any, count: Any) -> list[Any]:
+    """The dice after the first ``count`` (an annulus check's training dice)."""
+    n = _int(count)
+    return list(dice[n:]) if isinstance(dice, list | tuple) and n is not None and n >= 0 else []
+
+
+@register.filter
+def outcome_tone(outcome: Any) -> str:
+    """The badge colour of an outcome band: great, good, partial, bad, dire or plain."""
+    return TONES.get(outcome, "plain") if isinstance(outcome, str) else "plain"
+
+
+@register.filter
+def outcome_label(data: Any) -> str:
+    """The badge's words: the system's own label for the band when it stored one, else the
+    band's name ("critical_failure" -> "Critical failure")."""
+    if not isinstance(data, Mapping):
+        return ""
+    result = data.get("result")
+    label = result.get("band_label") if isinstance(result, Mapping) else None
+    if isinstance(label, str) and label:
+        return label
+    outcome = data.get("outcome")
+    return outcome.replace("_", " ").capitalize() if isinstance(outcome, str) else ""
+
+
+@register.filter
+def roll_odds(odds: Any) -> dict[str, str] | None:
+    """A roll's stored odds (``rollkinds.headline_odds``), or None: rolls stored before odds
+    were, or anything else in their place, show no odds line."""
+    if not isinstance(odds, Mapping):
+        return None
+    percent, goal = odds.get("percent"), odds.get("goal")
+    if not isinstance(percent, str) or not percent or not isinstance(goal, str):
+        return None
+    return {"percent": percent, "goal": goal}
