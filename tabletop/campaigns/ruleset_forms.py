@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from django import forms
+from django.forms.utils import ErrorDict
 
 from tabletop.campaigns.ruleset_shapes import (
     BOOL,
@@ -115,7 +116,12 @@ class _Plan:
     removable: list[bool] = dataclasses.field(default_factory=list)
     default_keys: list[str] = dataclasses.field(default_factory=list)
     addable: bool = True
+    extra: int = 1  # blank rows to add new ones (the GM asks for more with "Add another")
     current: Any = None  # names with choices: the order to keep
+
+
+#: At most this many blank rows per table (each "Add another" adds one).
+MAX_NEW_ROWS = 20
 
 
 class RulesetForm(forms.Form):
@@ -141,9 +147,33 @@ class RulesetForm(forms.Form):
             value = self.to_form(key, current.get(key, default))
             plan = self._plan(key, hint, shown_default, value)
             self._plans[key] = plan
+            plan.extra = self._extra_rows(key)
             self._add_fields(plan, shown_default, value)
         self.sections = [self._section(plan, plan.key in changed) for plan in self._plans.values()]
         self.blocks = _blocks(self.sections)
+        if self.adding_row:
+            # Only asked for one more blank row: show what was typed, judge nothing yet.
+            self._errors = ErrorDict()
+            self.cleaned_data = {}
+
+    #: The submit button that asks for one more blank row in a table (its value: the field).
+    ADD_ROW = "add_row"
+
+    @property
+    def adding_row(self) -> bool:
+        """The GM asked for another blank row: re-show the form, save nothing."""
+        return self.is_bound and self.data.get(self.ADD_ROW) in self._plans
+
+    def _extra_rows(self, key: str) -> int:
+        if not self.is_bound:
+            return 1
+        try:
+            extra = int(self.data.get(f"{key}__extra", 1))
+        except (TypeError, ValueError):
+            extra = 1
+        if self.data.get(self.ADD_ROW) == key:
+            extra += 1
+        return min(max(extra, 1), MAX_NEW_ROWS)
 
     # --- a system's adapters ------------------------------------------------------------------
 
@@ -300,10 +330,9 @@ class RulesetForm(forms.Form):
                 self.initial[f"{key}__{index}"] = shown(column, value[name])
                 self._add_remove(plan, index, where)
             if plan.addable:
-                self._add_new_name(plan, label)
-                self.fields[f"{key}__new_value"] = input_field(
-                    column, where=f"New {plan.hint.noun}", new=True
-                )
+                for prefix, where in self._new_rows(plan):
+                    self._add_new_name(plan, prefix, where)
+                    self.fields[f"{prefix}_value"] = input_field(column, where=where, new=True)
         elif plan.kind in (NESTED, RECORDS):
             rows = list(value.values()) if plan.kind == NESTED else list(value)
             for index, row in enumerate(rows):
@@ -322,12 +351,13 @@ class RulesetForm(forms.Form):
                     self.initial[name] = shown(column, row.get(column.key))
                 self._add_remove(plan, index, where)
             if plan.addable:
-                if plan.kind == NESTED:
-                    self._add_new_name(plan, label)
-                for column in plan.columns:
-                    self.fields[f"{key}__new__{column.key}"] = input_field(
-                        column, where=f"New {plan.hint.noun}", new=True
-                    )
+                for prefix, where in self._new_rows(plan):
+                    if plan.kind == NESTED:
+                        self._add_new_name(plan, prefix, where)
+                    for column in plan.columns:
+                        self.fields[f"{prefix}__{column.key}"] = input_field(
+                            column, where=where, new=True
+                        )
         elif plan.kind == GROUP:
             for column in plan.columns:
                 name = f"{key}__{column.key}"
@@ -350,26 +380,36 @@ class RulesetForm(forms.Form):
                 label=f"Remove {where}", required=False
             )
 
-    def _add_new_name(self, plan: _Plan, label: str) -> None:
-        name = f"{plan.key}__new_name"
-        noun, key_label = plan.hint.noun, plan.hint.key_label.lower()
+    @staticmethod
+    def _new_rows(plan: _Plan) -> list[tuple[str, str]]:
+        """(input name prefix, row label) of each blank row: "new", "New difficulty"; "new2"…"""
+        noun = plan.hint.noun
+        return [
+            (
+                f"{plan.key}__new" if j == 0 else f"{plan.key}__new{j + 1}",
+                f"New {noun}" if j == 0 else f"New {noun} ({j + 1})",
+            )
+            for j in range(plan.extra)
+        ]
+
+    def _add_new_name(self, plan: _Plan, prefix: str, where: str) -> None:
+        name = f"{prefix}_name"
+        key_label = plan.hint.key_label.lower()
         # "New difficulty", or "New modifier: condition" when the name column says more
-        title = f"New {noun}" if key_label == noun else f"New {noun}: {key_label}"
+        title = where if key_label == plan.hint.noun else f"{where}: {key_label}"
         if plan.hint.row_choices is not None:
             self.fields[name] = forms.ChoiceField(
                 label=title,
                 required=False,
                 choices=[("", f"Choose a {key_label}…"), *plan.hint.row_choices],
-                error_messages={
-                    "invalid_choice": f"New {noun}: %(value)s is not one of the choices."
-                },
+                error_messages={"invalid_choice": f"{where}: %(value)s is not one of the choices."},
             )
         else:
             self.fields[name] = forms.CharField(
                 label=title,
                 required=False,
                 max_length=100,
-                error_messages={"max_length": f"New {noun}: at most %(limit_value)d characters."},
+                error_messages={"max_length": f"{where}: at most %(limit_value)d characters."},
             )
 
     # --- what the template renders ---------------------------------------------------------------
@@ -405,23 +445,23 @@ class RulesetForm(forms.Form):
                 ]
                 remove = self._bound(f"{key}__{index}__remove")
                 section.rows.append(Row(plan.row_labels[index], cells, remove))
-            if plan.addable:
+            section.addable = plan.addable
+            section.extra = plan.extra
+            for j, (prefix, where) in enumerate(self._new_rows(plan) if plan.addable else []):
                 cells = [
                     Cell(
-                        self[f"{key}__new_value" if single else f"{key}__new__{column.key}"],
+                        self[f"{prefix}_value" if single else f"{prefix}__{column.key}"],
                         column.label,
                         column.kind,
                     )
                     for column in plan.columns
                 ]
-                section.rows.append(
-                    Row(
-                        f"New {hint.noun}",
-                        cells,
-                        name=self._bound(f"{key}__new_name"),
-                        is_new=True,
-                    )
-                )
+                name = self._bound(f"{prefix}_name")
+                if j == plan.extra - 1 and self.adding_row and self.data[self.ADD_ROW] == key:
+                    # the row just asked for: the browser focuses it and brings it into view
+                    first = name if name is not None else cells[0].field
+                    first.field.widget.attrs["autofocus"] = True
+                section.rows.append(Row(where, cells, name=name, is_new=True, first_new=j == 0))
         elif plan.kind == GROUP:
             section.group = [
                 Cell(self[f"{key}__{column.key}"], column.label, column.kind, column.note)
@@ -565,39 +605,8 @@ class RulesetForm(forms.Form):
             if value is OMIT or (hint.drop_blank_rows and value == {}):
                 continue
             entries[name] = value
-        if plan.addable:
-            new_inputs = (
-                [f"{key}__new_value"]
-                if single
-                else [f"{key}__new__{column.key}" for column in plan.columns]
-            )
-            new_name = (cleaned.get(f"{key}__new_name") or "").strip()
-            noun = hint.noun
-            if new_name:
-                taken = {name.casefold() for name in entries}
-                if new_name.casefold() in taken:
-                    self.add_error(
-                        f"{key}__new_name",
-                        f"New {noun}: {new_name!r} is already a row; change it there.",
-                    )
-                    failed = True
-                elif new_name.casefold() in {name.casefold() for name in hint.reserved}:
-                    self.add_error(
-                        f"{key}__new_name",
-                        f"New {noun}: {new_name!r} {hint.reserved_reason or 'is taken'}.",
-                    )
-                    failed = True
-                else:
-                    if single:
-                        value = self._read(plan.columns[0], f"{key}__new_value", cleaned)
-                    else:
-                        value = self._clean_row(plan, f"{key}__new")
-                    if value is _Missing:
-                        failed = True
-                    elif value is not OMIT and not (hint.drop_blank_rows and value == {}):
-                        entries[new_name] = value
-            elif not self._row_is_blank(new_inputs):
-                self.add_error(f"{key}__new_name", f"New {noun}: give it a name.")
+        for prefix, where in self._new_rows(plan) if plan.addable else []:
+            if not self._clean_new_keyed(plan, prefix, where, entries, cleaned):
                 failed = True
         if failed:
             return _Missing
@@ -608,6 +617,38 @@ class RulesetForm(forms.Form):
                 if name.casefold() not in kept:
                     entries[name] = None
         return entries
+
+    def _clean_new_keyed(
+        self, plan: _Plan, prefix: str, where: str, entries: dict[str, Any], cleaned: dict[str, Any]
+    ) -> bool:
+        """Read one blank row of a keyed table into ``entries``; False after adding an error."""
+        hint, single = plan.hint, plan.kind in (TABLE, LISTS)
+        inputs = [f"{prefix}_value"] if single else [f"{prefix}__{c.key}" for c in plan.columns]
+        new_name = (cleaned.get(f"{prefix}_name") or "").strip()
+        if not new_name:
+            if self._row_is_blank(inputs):
+                return True
+            self.add_error(f"{prefix}_name", f"{where}: give it a name.")
+            return False
+        if new_name.casefold() in {name.casefold() for name in entries}:
+            self.add_error(
+                f"{prefix}_name", f"{where}: {new_name!r} is already a row; change it there."
+            )
+            return False
+        if new_name.casefold() in {name.casefold() for name in hint.reserved}:
+            self.add_error(
+                f"{prefix}_name", f"{where}: {new_name!r} {hint.reserved_reason or 'is taken'}."
+            )
+            return False
+        if single:
+            value = self._read(plan.columns[0], f"{prefix}_value", cleaned)
+        else:
+            value = self._clean_row(plan, prefix)
+        if value is _Missing:
+            return False
+        if value is not OMIT and not (hint.drop_blank_rows and value == {}):
+            entries[new_name] = value
+        return True
 
     def _clean_records(self, plan: _Plan, cleaned: dict[str, Any]) -> Any:
         key = plan.key
@@ -621,10 +662,9 @@ class RulesetForm(forms.Form):
                 failed = True
             else:
                 records.append(row)
-        if plan.addable:
-            new_inputs = [f"{key}__new__{column.key}" for column in plan.columns]
-            if not self._row_is_blank(new_inputs):
-                row = self._clean_row(plan, f"{key}__new")
+        for prefix, _ in self._new_rows(plan) if plan.addable else []:
+            if not self._row_is_blank([f"{prefix}__{column.key}" for column in plan.columns]):
+                row = self._clean_row(plan, prefix)
                 if row is _Missing:
                     failed = True
                 else:

@@ -340,6 +340,7 @@ class Row:
     remove: forms.BoundField | None = None
     name: forms.BoundField | None = None  # the new row's name input (a keyed table)
     is_new: bool = False
+    first_new: bool = False
 
 
 @dataclass
@@ -359,6 +360,8 @@ class Section:
     noun: str = "entry"
     empty: str = ""
     removable: bool = False
+    addable: bool = False
+    extra: int = 0
     notes: list[str] = dataclasses.field(default_factory=list)
     group: list[Cell] = dataclasses.field(default_factory=list)
     errors: list[str] = dataclasses.field(default_factory=list)

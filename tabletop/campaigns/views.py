@@ -198,7 +198,8 @@ def _ruleset_form(campaign: Campaign, data: object = None) -> tuple[RulesetForm,
 def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = _gm_or_403(request, pk)
     form, problem = _ruleset_form(campaign, request.POST if request.method == "POST" else None)
-    if request.method == "POST" and form.is_valid():
+    # "Add another" only re-shows the form with one more blank row.
+    if request.method == "POST" and not form.adding_row and form.is_valid():
         try:
             actions.ruleset_update(
                 campaign=campaign, actor=request.user, overrides=form.cleaned_ruleset

@@ -27,6 +27,9 @@ def untouched(form) -> dict[str, Any]:
         if value is None or value is False or value == []:
             continue
         data[name] = "on" if value is True else value
+    for shown in form.sections:
+        if shown.addable:  # the page's hidden count of blank rows
+            data[f"{shown.key}__extra"] = str(shown.extra)
     return data
 
 
@@ -43,7 +46,7 @@ def row(form, key: str, label: str):
     rows = section(form, key).rows
     if label == "New":
         return next(r for r in rows if r.is_new)
-    return next(r for r in rows if r.label == label and not r.is_new)
+    return next(r for r in rows if r.label == label)
 
 
 def cell(form, key: str, label: str, column: str | None = None) -> str:

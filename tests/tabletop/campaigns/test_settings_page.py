@@ -24,6 +24,7 @@ from tests.tabletop.campaigns.ruleset_pages import (
     page_form,
     post,
     remove_box,
+    row,
     section,
     settings_url,
     untouched,
@@ -218,6 +219,53 @@ def test_an_entry_can_be_added_and_removed(client, roll_and_keep):
     assert "Easy" not in ladder
     # the engine reads the new rung by name
     assert roll_and_keep.rules.difficulty_value("trivial", ruleset=roll_and_keep.ruleset) == 2
+
+
+def test_add_another_shows_one_more_blank_row_keeping_what_was_typed(client, roll_and_keep):
+    form = page_form(client, roll_and_keep)
+    data = untouched(form)
+    data[cell(form, "difficulties", "Easy")] = "2"
+    data[new_name(form, "difficulties")] = "Trivial"
+    data[cell(form, "difficulties", "New")] = "1"
+    data["degrees"] = ""  # not judged yet: only a row was asked for
+    data["add_row"] = "difficulties"
+    response = post(client, roll_and_keep, data)
+    assert response.status_code == 200
+    form = response.context["form"]
+    new_rows = [r for r in section(form, "difficulties").rows if r.is_new]
+    assert [r.label for r in new_rows] == ["New difficulty", "New difficulty (2)"]
+    assert form[cell(form, "difficulties", "Easy")].value() == "2"
+    assert form[new_name(form, "difficulties")].value() == "Trivial"
+    assert "autofocus" in str(new_rows[1].name)
+    assert messages(response) == [] and "Nothing was saved" not in response.content.decode()
+    roll_and_keep.refresh_from_db()
+    assert roll_and_keep.ruleset == {}
+    # both blank rows are read when the GM saves
+    data = untouched(form)
+    data.pop("add_row", None)
+    data["degrees"] = "Marginal\nModerate"
+    data[row(form, "difficulties", "New difficulty (2)").name.html_name] = "Heroic"
+    data[cell(form, "difficulties", "New difficulty (2)")] = "10"
+    assert post(client, roll_and_keep, data).status_code == 302
+    roll_and_keep.refresh_from_db()
+    ladder = roll_and_keep.effective_ruleset()["difficulties"]
+    assert ladder["Easy"] == 2 and ladder["Trivial"] == 1 and ladder["Heroic"] == 10
+
+
+def test_two_new_rows_may_not_take_one_name(client, roll_and_keep):
+    form = page_form(client, roll_and_keep)
+    data = untouched(form)
+    data["add_row"] = "difficulties"
+    form = post(client, roll_and_keep, data).context["form"]
+    data = untouched(form)
+    data[new_name(form, "difficulties")] = "Heroic"
+    data[cell(form, "difficulties", "New")] = "9"
+    data[row(form, "difficulties", "New difficulty (2)").name.html_name] = "heroic"
+    data[cell(form, "difficulties", "New difficulty (2)")] = "10"
+    response = post(client, roll_and_keep, data)
+    assert messages(response) == ["New difficulty (2): 'heroic' is already a row; change it there."]
+    roll_and_keep.refresh_from_db()
+    assert roll_and_keep.ruleset == {}
 
 
 def test_resources_relinked_to_other_attributes_are_saved(client, two_dice):

@@ -119,3 +119,15 @@ def test_a_target_above_the_die_is_refused_at_its_field(client, campaign):
     assert section(response.context["form"], "check_target").errors
     campaign.refresh_from_db()
     assert campaign.ruleset == {}
+
+
+def test_two_abilities_are_added_at_once_after_asking_for_another_row(client, campaign):
+    data = untouched(page_form(client, campaign))
+    data["add_row"] = "toolkit"
+    form = post(client, campaign, data).context["form"]
+    data = untouched(form)
+    for row, name in (("New", "Pry"), ("New ability (2)", "Tap")):
+        data[cell(form, "toolkit", row, "Name")] = name
+        data[cell(form, "toolkit", row, "Effect")] = "unjam"
+    assert post(client, campaign, data).status_code == 302
+    assert list(abilities(campaign))[-2:] == ["Pry", "Tap"]
