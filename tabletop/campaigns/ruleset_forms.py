@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from django import forms
@@ -59,8 +58,10 @@ from tabletop.campaigns.ruleset_shapes import (
     Cell,
     Column,
     Hint,
+    Plan,
     Row,
     Section,
+    blocks_of,
     cell_fits,
     columns_for,
     fits,
@@ -102,24 +103,6 @@ __all__ = [
 # --- the form ------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Plan:
-    """How one field is edited (kept between building the inputs and reading them back)."""
-
-    key: str
-    kind: str
-    hint: Hint
-    columns: list[Column] = dataclasses.field(default_factory=list)
-    row_keys: list[str] = dataclasses.field(default_factory=list)  # keyed tables
-    row_labels: list[str] = dataclasses.field(default_factory=list)
-    row_count: int = 0
-    removable: list[bool] = dataclasses.field(default_factory=list)
-    default_keys: list[str] = dataclasses.field(default_factory=list)
-    addable: bool = True
-    extra: int = 1  # blank rows to add new ones (the GM asks for more with "Add another")
-    current: Any = None  # names with choices: the order to keep
-
-
 #: At most this many blank rows per table (each "Add another" adds one).
 MAX_NEW_ROWS = 20
 
@@ -140,7 +123,7 @@ class RulesetForm(forms.Form):
     ) -> None:
         super().__init__(data)
         self.cleaned_ruleset: dict[str, Any] = {}
-        self._plans: dict[str, _Plan] = {}
+        self._plans: dict[str, Plan] = {}
         for key, default in defaults.items():
             hint = self.hints.get(key, NO_HINT)
             shown_default = self.to_form(key, default)
@@ -150,7 +133,7 @@ class RulesetForm(forms.Form):
             plan.extra = self._extra_rows(key)
             self._add_fields(plan, shown_default, value)
         self.sections = [self._section(plan, plan.key in changed) for plan in self._plans.values()]
-        self.blocks = _blocks(self.sections)
+        self.blocks = blocks_of(self.sections)
         if self.adding_row:
             # Only asked for one more blank row: show what was typed, judge nothing yet.
             self._errors = ErrorDict()
@@ -187,11 +170,11 @@ class RulesetForm(forms.Form):
 
     # --- planning ------------------------------------------------------------------------------
 
-    def _plan(self, key: str, hint: Hint, default: Any, value: Any) -> _Plan:
+    def _plan(self, key: str, hint: Hint, default: Any, value: Any) -> Plan:
         kind = hint.shape or shape_of(default)
         if kind == GROUP and hint.shape is None and not isinstance(default, Mapping):
             kind = JSON
-        plan = _Plan(key=key, kind=kind, hint=hint)
+        plan = Plan(key=key, kind=kind, hint=hint)
         if kind == JSON or not fits(kind, value):
             # Last resort: a default of a shape no input suits, or a stored value that no longer
             # fits the default's shape (an old override). JSON shows it whole so it can be fixed.
@@ -278,9 +261,7 @@ class RulesetForm(forms.Form):
             cell_fits(column, row.get(column.key)) for column in columns for row in rows
         )
 
-    def _plan_keyed(
-        self, plan: _Plan, default: Mapping[str, Any], value: Mapping[str, Any]
-    ) -> None:
+    def _plan_keyed(self, plan: Plan, default: Mapping[str, Any], value: Mapping[str, Any]) -> None:
         hint = plan.hint
         plan.row_keys = list(value)
         plan.row_labels = [hint.row_labels.get(name, name) for name in value]
@@ -296,7 +277,7 @@ class RulesetForm(forms.Form):
 
     # --- building the inputs -------------------------------------------------------------------
 
-    def _add_fields(self, plan: _Plan, default: Any, value: Any) -> None:
+    def _add_fields(self, plan: Plan, default: Any, value: Any) -> None:
         key, hint = plan.key, plan.hint
         label = hint.label or human_label(key)
         if plan.kind == SCALAR:
@@ -374,14 +355,14 @@ class RulesetForm(forms.Form):
             )
             self.initial[key] = text
 
-    def _add_remove(self, plan: _Plan, index: int, where: str) -> None:
+    def _add_remove(self, plan: Plan, index: int, where: str) -> None:
         if plan.removable[index]:
             self.fields[f"{plan.key}__{index}__remove"] = forms.BooleanField(
                 label=f"Remove {where}", required=False
             )
 
     @staticmethod
-    def _new_rows(plan: _Plan) -> list[tuple[str, str]]:
+    def _new_rows(plan: Plan) -> list[tuple[str, str]]:
         """(input name prefix, row label) of each blank row: "new", "New difficulty"; "new2"…"""
         noun = plan.hint.noun
         return [
@@ -392,7 +373,7 @@ class RulesetForm(forms.Form):
             for j in range(plan.extra)
         ]
 
-    def _add_new_name(self, plan: _Plan, prefix: str, where: str) -> None:
+    def _add_new_name(self, plan: Plan, prefix: str, where: str) -> None:
         name = f"{prefix}_name"
         key_label = plan.hint.key_label.lower()
         # "New difficulty", or "New modifier: condition" when the name column says more
@@ -414,7 +395,7 @@ class RulesetForm(forms.Form):
 
     # --- what the template renders ---------------------------------------------------------------
 
-    def _section(self, plan: _Plan, changed: bool) -> Section:
+    def _section(self, plan: Plan, changed: bool) -> Section:
         key, hint = plan.key, plan.hint
         section = Section(
             key=key,
@@ -486,7 +467,7 @@ class RulesetForm(forms.Form):
         self.cleaned_ruleset = ruleset
         return cleaned
 
-    def _clean_field(self, plan: _Plan, cleaned: dict[str, Any]) -> Any:
+    def _clean_field(self, plan: Plan, cleaned: dict[str, Any]) -> Any:
         key = plan.key
         if plan.kind == SCALAR:
             if key not in cleaned:
@@ -576,7 +557,7 @@ class RulesetForm(forms.Form):
                 return False
         return True
 
-    def _clean_row(self, plan: _Plan, prefix: str) -> dict[str, Any] | Any:
+    def _clean_row(self, plan: Plan, prefix: str) -> dict[str, Any] | Any:
         row: dict[str, Any] = {}
         failed = False
         for column in plan.columns:
@@ -587,7 +568,7 @@ class RulesetForm(forms.Form):
                 row[column.key] = value
         return _Missing if failed else row
 
-    def _clean_keyed(self, plan: _Plan, cleaned: dict[str, Any]) -> Any:
+    def _clean_keyed(self, plan: Plan, cleaned: dict[str, Any]) -> Any:
         key, hint = plan.key, plan.hint
         single = plan.kind in (TABLE, LISTS)
         entries: dict[str, Any] = {}
@@ -619,7 +600,7 @@ class RulesetForm(forms.Form):
         return entries
 
     def _clean_new_keyed(
-        self, plan: _Plan, prefix: str, where: str, entries: dict[str, Any], cleaned: dict[str, Any]
+        self, plan: Plan, prefix: str, where: str, entries: dict[str, Any], cleaned: dict[str, Any]
     ) -> bool:
         """Read one blank row of a keyed table into ``entries``; False after adding an error."""
         hint, single = plan.hint, plan.kind in (TABLE, LISTS)
@@ -650,7 +631,7 @@ class RulesetForm(forms.Form):
             entries[new_name] = value
         return True
 
-    def _clean_records(self, plan: _Plan, cleaned: dict[str, Any]) -> Any:
+    def _clean_records(self, plan: Plan, cleaned: dict[str, Any]) -> Any:
         key = plan.key
         records: list[dict[str, Any]] = []
         failed = False
@@ -702,25 +683,6 @@ class RulesetForm(forms.Form):
         summary = [(self[name].id_for_label, str(e)) for name in fields for e in self.errors[name]]
         summary += [(s.html_id, message) for s in self.sections for message in s.errors]
         return summary
-
-
-@dataclass
-class Block:
-    """Sections shown together: a run of one-input fields sits in a compact grid."""
-
-    sections: list[Section]
-    compact: bool
-
-
-def _blocks(sections: list[Section]) -> list[Block]:
-    blocks: list[Block] = []
-    for section in sections:
-        compact = section.kind in (SCALAR, NUMBERS)
-        if compact and blocks and blocks[-1].compact:
-            blocks[-1].sections.append(section)
-        else:
-            blocks.append(Block([section], compact))
-    return blocks
 
 
 class _MissingType:

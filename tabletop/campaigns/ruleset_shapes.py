@@ -395,6 +395,43 @@ class Section:
         return "stack-wide" if count >= 4 else "stack" if count >= 2 else "stack-narrow"
 
 
+@dataclass
+class Plan:
+    """How one field is edited (kept between building the inputs and reading them back)."""
+
+    key: str
+    kind: str
+    hint: Hint
+    columns: list[Column] = dataclasses.field(default_factory=list)
+    row_keys: list[str] = dataclasses.field(default_factory=list)  # keyed tables
+    row_labels: list[str] = dataclasses.field(default_factory=list)
+    row_count: int = 0
+    removable: list[bool] = dataclasses.field(default_factory=list)
+    default_keys: list[str] = dataclasses.field(default_factory=list)
+    addable: bool = True
+    extra: int = 1  # blank rows to add new ones (the GM asks for more with "Add another")
+    current: Any = None  # names with choices: the order to keep
+
+
+@dataclass
+class Block:
+    """Sections shown together: a run of one-input fields sits in a compact grid."""
+
+    sections: list[Section]
+    compact: bool
+
+
+def blocks_of(sections: list[Section]) -> list[Block]:
+    blocks: list[Block] = []
+    for section in sections:
+        compact = section.kind in (SCALAR, NUMBERS)
+        if compact and blocks and blocks[-1].compact:
+            blocks[-1].sections.append(section)
+        else:
+            blocks.append(Block([section], compact))
+    return blocks
+
+
 def number_text(value: Any) -> str:
     return ", ".join(str(item) for item in value)
 
