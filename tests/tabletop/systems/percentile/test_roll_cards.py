@@ -47,8 +47,11 @@ def test_a_moving_and_a_static_reading_are_both_said_in_words():
     result = event.public["result"]
     assert (result["total"], result["row"]["mm"], result["row"]["band"]) == (51, 30, "failure")
     text = words(html)
-    assert "Moving maneuver (MM) 30% : as a move" in text and "30% of the task gets done" in text
-    assert f"Static maneuver (SM) Failure : {percentile.BAND_TEXT['failure']}" in text
+    assert "Moving maneuver (MM) running, jumping, throwing 30% of the task done" in text
+    assert (
+        f"Static maneuver (SM) knowing, using an item Failure : {percentile.BAND_TEXT['failure']}"
+        in text
+    )
     assert 'aria-label="31"' in html and ">30<" in html and ">1<" in html  # tens and units
 
 
@@ -58,8 +61,7 @@ def test_a_row_spanning_both_columns_says_so():
     event, html = climb(table, tom, 3, 60)
     assert event.public["result"]["row"]["mm"] is None
     text = words(html)
-    assert "MM and SM alike Extraordinary Failure" in text
-    assert "this row spans both columns" in text
+    assert "MM and SM alike this row spans both columns Extraordinary Failure" in text
     assert "Moving maneuver (MM)" not in text
     assert 'aria-label="3, rolls again"' in html and 'aria-label="60, subtracted"' in html
 
@@ -70,7 +72,7 @@ def test_an_old_maneuver_without_the_band_text_still_names_its_band():
     del event.public["result"]["band_text"]  # as stored before cards explained the bands
     event.save(update_fields=["public"])
     text = words(card(table, event))
-    assert "Static maneuver (SM) Failure" in text
+    assert "Static maneuver (SM) knowing, using an item Failure" in text
     assert percentile.BAND_TEXT["failure"] not in text
 
 
