@@ -1,8 +1,37 @@
 // The live scene page: keeps the seq cursor, says hello on (re)connect so the server replays what
-// was missed, handles JSON control frames, verifies revealed commitments, keeps the log anchored.
+// was missed (and marks what was), handles JSON control frames, verifies revealed commitments,
+// keeps the log anchored with a "N new" pill, switches the tool tabs, sends the composer's line
+// (parsed by composer.js) and keeps every roll panel on the table-wide roll mode.
 // No eval, no inline script: loaded from 'self' under a strict CSP.
 (function () {
   "use strict";
+
+  // Panels pushed live (party, dashboard, procedures) are morphed into place, not replaced, so
+  // a panel re-rendered under a player's fingers keeps the focus, the open <details> and what is
+  // being typed, and does not eat the click. Only the "morph" style is ours: htmx-ext's own
+  // morph extension also claims "beforeend", which would nest the log in itself.
+  if (window.htmx && window.Idiomorph) {
+    window.htmx.defineExtension("table-morph", {
+      isInlineSwap: function (swapStyle) { return swapStyle === "morph"; },
+      handleSwap: function (swapStyle, target, fragment) {
+        if (swapStyle !== "morph") { return false; }
+        return window.Idiomorph.morph(target, fragment.children, {
+          morphStyle: "outerHTML",
+          callbacks: {
+            beforeAttributeUpdated: function (name, node, mutation) {
+              // An open <details> (a form someone opened) stays open.
+              if (name === "open" && node.tagName === "DETAILS" && mutation === "remove") { return false; }
+              // The field being typed in keeps its text. (Idiomorph's ignoreActiveValue would
+              // also freeze a focused button's label: the one just clicked.)
+              if (name === "value" && node === document.activeElement &&
+                  /^(INPUT|TEXTAREA|SELECT)$/.test(node.tagName)) { return false; }
+              return true;
+            }
+          }
+        });
+      }
+    });
+  }
 
   function scene() { return document.getElementById("scene"); }
   function log() { return document.getElementById("scene-log"); }
@@ -110,10 +139,140 @@
     });
   }
 
+  // --- the log: anchored at the bottom while the reader is there; "N new" when they are not ---
+
+  var unread = 0;
+
+  function atBottom(el) { return el.scrollTop + el.clientHeight >= el.scrollHeight - 40; }
+
+  function showUnread() {
+    var pill = document.getElementById("new-pill");
+    if (!pill) { return; }
+    pill.hidden = unread === 0;
+    var count = pill.querySelector(".count");
+    if (count) { count.textContent = String(unread); }
+  }
+
   function scrollLog() {
     var el = log();
     if (el && stickToBottom) { el.scrollTop = el.scrollHeight; }
   }
+
+  function toBottom() {
+    stickToBottom = true;
+    unread = 0;
+    showUnread();
+    scrollLog();
+  }
+
+  // Cards that arrived since the reader last saw the bottom of the log (only cards: a changed
+  // card swapped in place is not news).
+  function countArrivals(before) {
+    var el = log();
+    if (!el) { return; }
+    var added = 0;
+    el.querySelectorAll(":scope > [data-seq]").forEach(function (card) {
+      if (parseInt(card.getAttribute("data-seq"), 10) > before) { added += 1; }
+    });
+    if (added && !stickToBottom) { unread += added; }
+    showUnread();
+  }
+
+  // --- after a reconnect: "you missed N events", above the first card replayed ---
+
+  var replayFrom = null;  // the seq this page had when its socket came back
+  var replayUntil = 0;
+
+  function markMissed() {
+    if (replayFrom === null) { return; }
+    var el = log();
+    if (!el) { return; }
+    var missed = [];
+    el.querySelectorAll(":scope > [data-seq]").forEach(function (card) {
+      if (parseInt(card.getAttribute("data-seq"), 10) > replayFrom) { missed.push(card); }
+    });
+    if (!missed.length) { return; }
+    var marker = document.getElementById("missed-marker");
+    if (!marker) {
+      marker = document.createElement("p");
+      marker.id = "missed-marker";
+      marker.className = "missed-marker";
+      marker.setAttribute("role", "status");
+    }
+    if (marker.nextElementSibling !== missed[0]) { el.insertBefore(marker, missed[0]); }
+    marker.textContent = "You missed " + missed.length + " event" + (missed.length === 1 ? "" : "s") +
+      " while reconnecting";
+    if (Date.now() > replayUntil) { replayFrom = null; }
+  }
+
+  // --- tabs: Roll, Party, In play, GM beside the log; on a phone, Log too, at the bottom ---
+
+  var phone = window.matchMedia("(max-width: 899.98px)");
+  var sideTab = null;  // the tool showing beside the log on a desktop
+
+  function layout() { return document.querySelector(".table-layout"); }
+
+  function tabKey() { return "tabletop:scene-tab:" + ((scene() && scene().getAttribute("data-scene")) || ""); }
+
+  function tabs() { return Array.prototype.slice.call(document.querySelectorAll(".tab-bar [role='tab']")); }
+
+  function showTab(name, remember) {
+    var grid = layout();
+    if (!grid) { return; }
+    var buttons = tabs();
+    var names = buttons.map(function (b) { return b.getAttribute("data-tab"); });
+    if (names.indexOf(name) < 0) { name = "log"; }
+    if (name !== "log") { sideTab = name; }
+    if (!sideTab) { sideTab = names.filter(function (n) { return n !== "log"; })[0] || null; }
+    grid.setAttribute("data-tab", name);
+    var selected = phone.matches ? name : sideTab;
+    buttons.forEach(function (b) {
+      var tab = b.getAttribute("data-tab");
+      var on = tab === selected;
+      b.setAttribute("aria-selected", on ? "true" : "false");
+      b.tabIndex = on ? 0 : -1;
+      if (on) { b.classList.remove("updated"); }
+      var panel = document.getElementById(b.getAttribute("aria-controls"));
+      if (panel && tab !== "log") { panel.hidden = tab !== sideTab; }
+    });
+    if (remember) {
+      try { window.sessionStorage.setItem(tabKey(), name); } catch (e) { /* private mode */ }
+    }
+    if (name === "log") { scrollLog(); }
+  }
+
+  function currentTab() {
+    var grid = layout();
+    return grid ? grid.getAttribute("data-tab") : "log";
+  }
+
+  // A tool that changed while another tab is showing gets a dot on its tab.
+  function flagUpdated(target) {
+    var panel = target && target.closest ? target.closest("[role='tabpanel']") : null;
+    if (!panel || panel.id === "tab-log") { return; }
+    var showing = !panel.hidden && (!phone.matches || currentTab() !== "log");
+    if (showing) { return; }
+    var button = document.querySelector(".tab-bar [aria-controls='" + panel.id + "']");
+    if (button) { button.classList.add("updated"); }
+  }
+
+  document.addEventListener("click", function (evt) {
+    var button = evt.target.closest ? evt.target.closest(".tab-bar [role='tab']") : null;
+    if (button) { showTab(button.getAttribute("data-tab"), true); }
+    if (evt.target.closest && evt.target.closest("#new-pill")) { toBottom(); }
+  });
+
+  document.addEventListener("keydown", function (evt) {
+    var button = evt.target.closest ? evt.target.closest(".tab-bar [role='tab']") : null;
+    if (!button || (evt.key !== "ArrowRight" && evt.key !== "ArrowLeft" && evt.key !== "Home" && evt.key !== "End")) { return; }
+    var visible = tabs().filter(function (b) { return b.offsetParent !== null; });
+    var at = visible.indexOf(button);
+    var next = evt.key === "Home" ? 0 : evt.key === "End" ? visible.length - 1
+      : (at + (evt.key === "ArrowRight" ? 1 : -1) + visible.length) % visible.length;
+    evt.preventDefault();
+    visible[next].focus();
+    showTab(visible[next].getAttribute("data-tab"), true);
+  });
 
   // An option may fill in another field of its form: data-sets="difficulty:7" (a foe picked on
   // a roll panel sets the difficulty the roll is made against, and the field shows it). An
@@ -144,6 +303,128 @@
     }
   });
 
+  // --- the table-wide roll mode: every roll panel starts from it, a panel may differ once ---
+
+  function modeKey() { return "tabletop:roll-mode:" + ((scene() && scene().getAttribute("data-scene")) || ""); }
+
+  function tableMode() {
+    var select = document.getElementById("table-mode");
+    return select ? select.value : "public";
+  }
+
+  function applyTableMode(root) {
+    var mode = tableMode();
+    (root || document).querySelectorAll("select[data-roll-mode]").forEach(function (select) {
+      if (select.querySelector("option[value='" + mode + "']")) { select.value = mode; }
+    });
+  }
+
+  document.addEventListener("change", function (evt) {
+    if (evt.target && evt.target.id === "table-mode") {
+      try { window.localStorage.setItem(modeKey(), evt.target.value); } catch (e) { /* private mode */ }
+      applyTableMode(document);
+    }
+  });
+
+  // --- the composer ---
+
+  var socket = null;  // htmx-ext-ws's socket wrapper (it queues while reconnecting)
+  var history = [];
+  var recalled = -1;
+
+  function members() {
+    var data = document.getElementById("table-members");
+    try { return data ? JSON.parse(data.textContent) : []; } catch (e) { return []; }
+  }
+
+  function composerStatus(kind, lines) {
+    var status = document.getElementById("composer-status");
+    if (!status) { return; }
+    status.textContent = "";
+    if (kind === "error") {
+      var p = document.createElement("p");
+      p.className = "error";
+      p.textContent = lines[0];
+      status.appendChild(p);
+    } else if (kind === "help") {
+      var ul = document.createElement("ul");
+      lines.forEach(function (line) {
+        var li = document.createElement("li");
+        li.textContent = line;
+        ul.appendChild(li);
+      });
+      status.appendChild(ul);
+    }
+  }
+
+  function sendFrame(frame, elt) {
+    if (!socket) { return false; }
+    clearErrors();
+    stickToBottom = true;  // what you send, you see arrive
+    socket.send(JSON.stringify(frame), elt);
+    return true;
+  }
+
+  function submitComposer(form) {
+    var box = form.querySelector("textarea[name='text']");
+    if (!box || !window.TabletopComposer) { return; }
+    var root = scene();
+    var result = window.TabletopComposer.parse(box.value, {
+      members: members(),
+      me: parseInt((root && root.getAttribute("data-user")) || "0", 10)
+    });
+    if (result.error) { composerStatus("error", [result.error]); return; }
+    if (result.help) { composerStatus("help", result.help); return; }
+    if (!sendFrame(result.frame, form)) {
+      composerStatus("error", ["Not connected yet: your message is still here, send it again in a moment."]);
+      return;
+    }
+    history.push(box.value);
+    recalled = -1;
+    box.value = "";
+    fitComposer(box);
+    composerStatus("", []);
+  }
+
+  function fitComposer(box) {
+    box.style.height = "";  // CSSOM, which the CSP allows (no style attribute in the markup)
+    if (box.scrollHeight > box.clientHeight) { box.style.height = box.scrollHeight + 2 + "px"; }
+  }
+
+  document.addEventListener("submit", function (evt) {
+    var form = evt.target;
+    if (form && form.id === "composer") {
+      evt.preventDefault();
+      submitComposer(form);
+    }
+  });
+
+  document.addEventListener("keydown", function (evt) {
+    var box = evt.target;
+    if (!box || box.id !== "composer-text") { return; }
+    if (evt.key === "Enter" && !evt.shiftKey && !evt.isComposing) {
+      evt.preventDefault();
+      submitComposer(box.form);
+    } else if (evt.key === "ArrowUp" && !box.value && history.length) {
+      evt.preventDefault();
+      recalled = recalled < 0 ? history.length - 1 : Math.max(0, recalled - 1);
+      box.value = history[recalled];
+    } else if (evt.key === "Escape") {
+      composerStatus("", []);
+    }
+  });
+
+  document.addEventListener("input", function (evt) {
+    if (evt.target && evt.target.id === "composer-text") { fitComposer(evt.target); }
+  });
+
+  function clearErrors() {
+    var errors = document.getElementById("scene-errors");
+    if (errors) { errors.innerHTML = ""; }
+  }
+
+  // --- start-up and the socket ---
+
   document.addEventListener("DOMContentLoaded", function () {
     var root = scene();
     if (!root) { return; }
@@ -152,20 +433,39 @@
     pruneControls(document);
     rememberSealed(document);
     verifyCommitments(document);
+    var saved = null;
+    try { saved = window.sessionStorage.getItem(tabKey()); } catch (e) { saved = null; }
+    showTab(saved || "log", false);
+    try {
+      var mode = window.localStorage.getItem(modeKey());
+      var select = document.getElementById("table-mode");
+      if (mode && select && select.querySelector("option[value='" + mode + "']")) { select.value = mode; }
+    } catch (e) { /* private mode */ }
+    applyTableMode(document);
     scrollLog();
     tickCountdowns();
     window.setInterval(tickCountdowns, 250);  // often enough for the bar to shrink smoothly
     var el = log();
     if (el) {
       el.addEventListener("scroll", function () {
-        stickToBottom = el.scrollTop + el.clientHeight >= el.scrollHeight - 40;
+        stickToBottom = atBottom(el);
+        if (stickToBottom) { unread = 0; showUnread(); }
       });
     }
+    phone.addEventListener("change", function () { showTab(currentTab(), false); });
   });
+
+  var wasOpen = false;
 
   document.body.addEventListener("htmx:wsOpen", function (evt) {
     setStatus("live", "open");
-    evt.detail.socketWrapper.send(JSON.stringify({ command: "hello", last_seq: lastSeq }), evt.detail.elt);
+    socket = evt.detail.socketWrapper;
+    if (wasOpen) {
+      replayFrom = lastSeq;
+      replayUntil = Date.now() + 3000;
+    }
+    wasOpen = true;
+    socket.send(JSON.stringify({ command: "hello", last_seq: lastSeq }), evt.detail.elt);
   });
   document.body.addEventListener("htmx:wsClose", function () { setStatus("reconnecting…", "closed"); });
   document.body.addEventListener("htmx:wsError", function () { setStatus("connection trouble", "error"); });
@@ -180,12 +480,23 @@
     }
   });
 
+  var seqBefore = 0;
+  document.body.addEventListener("htmx:wsBeforeMessage", function () { seqBefore = lastSeq; });
+
+  // A panel swapped in while its tab is hidden: flag the tab.
+  document.body.addEventListener("htmx:oobAfterSwap", function (evt) {
+    var target = evt.detail && (evt.detail.target || evt.target);
+    if (target && target.id !== "scene-log") { flagUpdated(target); }
+  });
+
   document.body.addEventListener("htmx:wsAfterMessage", function () {
     pruneControls(document);
     rememberSealed(document);
     tickCountdowns();
     noteSeq(log());
     verifyCommitments(document);
+    countArrivals(seqBefore);
+    markMissed();
     scrollLog();
   });
 
@@ -199,9 +510,15 @@
     verifyCommitments(el);
   });
 
-  // Clear the previous error once the player acts again.
-  document.body.addEventListener("htmx:wsConfigSend", function () {
-    var errors = document.getElementById("scene-errors");
-    if (errors) { errors.innerHTML = ""; }
+  // A roll sent from a panel: its result lands in the log, so a phone shows the log, and the
+  // panel's mode goes back to the table's for the next roll.
+  document.body.addEventListener("htmx:wsConfigSend", function (evt) {
+    clearErrors();
+    stickToBottom = true;
+    var form = evt.detail && evt.detail.elt;
+    if (form && form.classList && form.classList.contains("roll-form")) {
+      if (phone.matches) { showTab("log", true); }
+      window.setTimeout(function () { applyTableMode(form); }, 0);
+    }
   });
 })();

@@ -9,6 +9,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from tabletop.campaigns.models import Membership
+from tabletop.characters.models import Character
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_frame, visible_events
 from tabletop.scenes.models import Presence, Scene
@@ -74,3 +75,23 @@ def online_users(*, scene_id: int) -> list[Any]:
     for presence in presences:
         seen.setdefault(presence.user_id, presence.user)
     return list(seen.values())
+
+
+def table_members(campaign: Any) -> list[dict[str, Any]]:
+    """Who sits at the campaign's table, for the composer's ``/w NAME``: each member's user id,
+    name, whether they run the game, and the names of their characters (a whisper may name a
+    character: it reaches the player)."""
+    owned: dict[int, list[str]] = {}
+    pcs = Character.objects.filter(campaign=campaign, kind=Character.Kind.PC).order_by("name")
+    for owner_id, name in pcs.values_list("owner_id", "name"):
+        owned.setdefault(owner_id, []).append(name)
+    members = Membership.objects.filter(campaign=campaign).select_related("user")
+    return [
+        {
+            "id": m.user_id,
+            "name": m.user.get_username(),
+            "gm": m.user_id == campaign.gm_id,
+            "characters": owned.get(m.user_id, []),
+        }
+        for m in members.order_by("user__username")
+    ]

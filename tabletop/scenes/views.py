@@ -20,7 +20,7 @@ from tabletop.scenes.modes import modes_for
 from tabletop.scenes.panels import panel_context
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
-from tabletop.scenes.selectors import online_users
+from tabletop.scenes.selectors import online_users, table_members
 
 
 def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:
@@ -81,6 +81,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "roll_kinds": kinds_for(scene.campaign.system),
             "characters": characters,
             "roll_modes": [(m.name, m.label) for m in modes_for(is_gm=viewer.is_gm)],
+            "members": table_members(scene.campaign),
         },
     )
 

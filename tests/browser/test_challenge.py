@@ -14,6 +14,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.scene_page import show_tab
 from tests.browser.test_scene_live import log_in
 from tests.browser.test_scene_spends import open_scene
 
@@ -62,7 +63,16 @@ def join(browser: Browser, server, user: str, url: str) -> Page:
     log_in(page, server, user)
     page.goto(url)
     expect(page.locator("#connection")).to_have_text("live")
+    show_tab(page, "In play")
     return page
+
+
+def at_the_challenge(browser: Browser, server) -> tuple[Page, Page]:
+    """The GM and alice at a new scene, the challenge panel in front of them."""
+    gm, alice = open_scene(browser, server, CAMPAIGN)
+    for page in (gm, alice):
+        show_tab(page, "In play")
+    return gm, alice
 
 
 def reload(*pages: Page) -> None:
@@ -96,7 +106,7 @@ def visible_count(server, page: Page) -> int:
 
 @pytest.mark.usefixtures("sure_and_hopeless")
 def test_a_challenge_to_success_with_a_gm_and_two_players(browser: Browser, server):
-    gm, alice = open_scene(browser, server, CAMPAIGN)
+    gm, alice = at_the_challenge(browser, server)
     bob = join(browser, server, "bob", gm.url)
     # Seed 192: the chain 5 7 [6] 7, position 3 hidden.
     seeded_challenge(server, gm, seed=192, difficulty="certain", length=4)
@@ -156,7 +166,7 @@ def test_a_challenge_to_success_with_a_gm_and_two_players(browser: Browser, serv
 
 @pytest.mark.usefixtures("sure_and_hopeless")
 def test_a_challenge_to_failure_jams_and_a_greyed_out_toolkit(browser: Browser, server):
-    gm, alice = open_scene(browser, server, CAMPAIGN)
+    gm, alice = at_the_challenge(browser, server)
     # Seed 3: 3 6 10, nothing hidden; every check fails.
     seeded_challenge(server, gm, seed=3, difficulty="hopeless", length=3)
     reload(gm, alice)
@@ -178,10 +188,11 @@ def test_a_challenge_to_failure_jams_and_a_greyed_out_toolkit(browser: Browser, 
         expect(chain(page).first).to_have_attribute("aria-label", re.compile(r"1 of 3: 3, jammed"))
     expect(chain(alice).first).to_have_attribute("aria-label", "die 1 of 3: 3, jammed")
     expect(alice.get_by_role("button", name=re.compile("^Adjust die 1 "))).to_have_count(0)
-    rotated = alice.locator("#panel-challenge .chain-item.jammed .die-face").evaluate(
-        "el => getComputedStyle(el).transform"
+    # Turned upside down: the panel is morphed in place, so the die turns over (a transition).
+    jammed = alice.locator("#panel-challenge .chain-item.jammed .die-face")
+    alice.wait_for_function(
+        "el => getComputedStyle(el).transform.startsWith('matrix(-1')", arg=jammed.element_handle()
     )
-    assert rotated.startswith("matrix(-1"), rotated  # turned upside down
 
     # Die 2 jams next to it: 3 and 6 can never be neighbours, so the challenge fails at once.
     alice.get_by_role("button", name="Adjust die 2 down from 6").click()
@@ -195,7 +206,7 @@ def test_a_challenge_to_failure_jams_and_a_greyed_out_toolkit(browser: Browser, 
 
 
 def test_the_gm_sets_up_from_the_panel_and_calls_it_off(browser: Browser, server):
-    gm, alice = open_scene(browser, server, CAMPAIGN)
+    gm, alice = at_the_challenge(browser, server)
     setup = gm.locator("#panel-challenge .challenge-setup")
     setup.get_by_label("Difficulty").select_option("hard")
     setup.get_by_label("Challenge type").select_option("Force")

@@ -8,6 +8,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.scene_page import show_tab
 from tests.browser.test_scene_spends import open_scene
 
 
@@ -27,6 +28,8 @@ def lasting_hits(page: Page, name: str):
 def test_a_wilderness_day_with_a_gm_and_a_player(browser, server):
     gm, player = open_scene(browser, server, "Demo: Conductor")
     pages = (gm, player)
+    for page in pages:
+        show_tab(page, "In play")
     before = int(lasting_hits(player, "Brannoc").inner_text())
 
     gm_panel = gm.locator("#panel-expedition")

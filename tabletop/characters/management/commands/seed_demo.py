@@ -1,4 +1,5 @@
-"""Seed a demo table: one campaign per system, a GM and two players with full sheets.
+"""Seed a demo table: one campaign per system, a GM and two players with full sheets, and an
+open scene in each to play at.
 
 Idempotent: users are created if missing (their password is reset to the demo one each run),
 campaigns and characters are found by name and left alone if they exist. State changes go
@@ -20,10 +21,14 @@ from tabletop.characters.actions import character_adjust, character_create
 from tabletop.characters.demo import GM, PLAYERS
 from tabletop.characters.models import Character
 from tabletop.characters.sheets import spec_for
+from tabletop.scenes.actions import scene_create, scene_open
+from tabletop.scenes.models import Scene
 
 DEMO_PASSWORD = "tabletop-demo"
 #: Where `make run` serves by default; `make demo` passes the HOST and PORT it was given.
 URL = "http://127.0.0.1:8000/"
+#: Each demo campaign's scene, open and ready to play.
+SCENE = "Game night"
 
 
 def demo_characters(campaign: Campaign) -> list[dict[str, Any]]:
@@ -40,17 +45,23 @@ class Command(BaseCommand):
         parser.add_argument("--url", default=URL, help="Where the site is served (printed).")
 
     def handle(self, *args: Any, password: str, url: str, **options: Any) -> None:
+        scenes = []
         with transaction.atomic():
             users = {name: self._user(name, password) for name in (GM, *PLAYERS)}
             for system in systems.all_systems():
                 campaign = self._campaign(system, users)
                 for character in demo_characters(campaign):
                     self._character(campaign, users, character)
+                scenes.append(self._scene(campaign, users[GM]))
         self.stdout.write(self.style.SUCCESS("Demo table ready."))
         self.stdout.write(f"Open {url} and log in as one of (password {password!r}):")
         self.stdout.write(f"  {GM:6} the GM of every demo campaign")
         for name in PLAYERS:
             self.stdout.write(f"  {name:6} a player with a character in each")
+        self.stdout.write("Scenes open to play:")
+        base = url.rstrip("/")
+        for scene in scenes:
+            self.stdout.write(f"  {scene.campaign.name}: {base}/scenes/{scene.pk}/")
 
     def _user(self, username: str, password: str) -> Any:
         user, created = get_user_model().objects.get_or_create(username=username)
@@ -84,6 +95,14 @@ class Command(BaseCommand):
                 campaign_join(user=player, token=invite.token)
             invite_revoke(invite=invite, actor=gm)
         return campaign
+
+    def _scene(self, campaign: Campaign, gm: Any) -> Scene:
+        scene = Scene.objects.filter(campaign=campaign, name=SCENE).first()
+        if scene is None:
+            scene = scene_create(campaign=campaign, actor=gm, name=SCENE)
+        if not scene.is_open:
+            scene = scene_open(scene=scene, actor=gm)
+        return scene
 
     def _character(self, campaign: Campaign, users: dict[str, Any], data: dict[str, Any]) -> None:
         owner = users[data["owner"]]

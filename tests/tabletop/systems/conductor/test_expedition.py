@@ -280,7 +280,7 @@ def test_the_panel_offers_each_member_to_their_own_player_and_the_gm_controls_to
     gm_view = html.unescape(render_panels(scene, Viewer(table.gm.pk, True), oob=True))
     player_view = html.unescape(render_panels(scene, Viewer(None, False), oob=True))
     for view in (gm_view, player_view):
-        assert 'id="panel-expedition" class="procedure expedition" hx-swap-oob="outerHTML"' in view
+        assert 'id="panel-expedition" class="procedure expedition" hx-swap-oob="morph"' in view
         assert "Day 1 · Morning" in view and "d12" in view
         assert "75.0% to keep it" in view  # a d12 over 3: 9 of 12
         assert "d12 2 + Survival 1 = 3: not over 7" in view

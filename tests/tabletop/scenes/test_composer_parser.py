@@ -1,0 +1,153 @@
+"""The composer's slash-command parser (static/js/composer.js), run as it ships, under Node.
+
+Every line either becomes the one frame the server expects (``chat`` with ``text`` and ``to``, or a
+dice-box ``roll`` in a mode) or gets a clear message and sends nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+COMPOSER = Path(__file__).resolve().parents[3] / "static" / "js" / "composer.js"
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None, reason="Node.js is not installed: the composer's parser runs under node"
+)
+
+MEMBERS = [
+    {"id": 1, "name": "gm", "gm": True, "characters": []},
+    {"id": 2, "name": "alice", "gm": False, "characters": ["Mira Vex"]},
+    {"id": 3, "name": "Bob", "gm": False, "characters": ["Tamsin"]},
+]
+RUN = """
+const composer = require(process.argv[1]);
+const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(cases.map(c => composer.parse(c.line, c.ctx))));
+"""
+
+
+def parse(*lines: str, me: int = 2) -> list[dict]:
+    ctx = {"members": MEMBERS, "me": me}
+    cases = [{"line": line, "ctx": ctx} for line in lines]
+    out = subprocess.run(
+        [NODE, "-e", RUN, str(COMPOSER)],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
+    return json.loads(out.stdout)
+
+
+def frame(line: str, me: int = 2) -> dict:
+    (result,) = parse(line, me=me)
+    assert "frame" in result, result
+    return result["frame"]
+
+
+def refusal(line: str) -> str:
+    (result,) = parse(line)
+    assert set(result) == {"error"}, result  # nothing to send
+    return result["error"]
+
+
+def test_plain_text_is_said_to_everyone():
+    assert frame("  Onwards, to the *ford*!  ") == {
+        "command": "chat",
+        "text": "Onwards, to the *ford*!",
+        "to": [],
+    }
+
+
+def test_an_emote_keeps_its_marker_for_the_server():
+    assert frame("/me draws her sword")["text"] == "/me draws her sword"
+    assert frame("/ME shrugs")["text"] == "/me shrugs"
+
+
+def test_a_double_slash_says_a_line_that_starts_with_a_slash():
+    assert frame("//r is how you roll")["text"] == "/r is how you roll"
+
+
+@pytest.mark.parametrize(
+    ("line", "mode"),
+    [("/r 2d6+1", "public"), ("/gmr 1d20", "gm"), ("/br 3d6", "blind"), ("/sr 1d100", "self")],
+)
+def test_roll_commands_roll_the_dice_box_in_their_mode(line, mode):
+    assert frame(line) == {
+        "command": "roll",
+        "roll_kind": "expression",
+        "expression": line.split(" ", 1)[1],
+        "mode": mode,
+    }
+
+
+@pytest.mark.parametrize(
+    ("line", "to"),
+    [
+        ("/w bob meet me at the gate", [3]),
+        ("/w BOB,gm meet me", [3, 1]),
+        ("/w bob, gm meet me", [3, 1]),
+        ('/w "Tamsin" meet me', [3]),
+        ("/w Tamsin meet me", [3]),
+        ("/whisper gm meet me", [1]),
+        ("/w bob,bob meet me", [3]),
+        ("/w alice,bob meet me", [3]),  # yourself among others: the rest hear it
+    ],
+)
+def test_whispers_name_members_by_their_names_or_their_characters(line, to):
+    sent = frame(line)
+    assert sent == {"command": "chat", "text": sent["text"], "to": to}
+    assert sent["text"] == "meet me at the gate" if "gate" in line else sent["text"] == "meet me"
+
+
+def test_a_quoted_name_may_have_spaces():
+    assert frame('/w "Mira Vex" the vault is empty', me=3)["to"] == [2]
+
+
+def test_a_whispered_emote():
+    assert frame("/w gm /me winks") == {"command": "chat", "text": "/me winks", "to": [1]}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("", "Type a message first."),
+        ("    ", "Type a message first."),
+        ("/me", "Say what you do"),
+        ("/r", "Roll what? /r 2d6+1"),
+        ("/gmr   ", "Roll what? /gmr"),
+        ("/r " + "1" * 201, "at most 200 characters"),
+        ("/w", "Whisper to whom?"),
+        ("/w bob", "What do you want to whisper?"),
+        ("/w carol hello", 'No one at this table is called "carol". Whisper to: gm, Bob.'),
+        ("/w bob,carol hello", 'called "carol"'),
+        ("/w alice hello", "Name someone other than yourself."),
+        ('/w "Mira hello', "Whisper to whom?"),
+        ("/w ,bob hello", "Whisper to whom?"),
+        ("/roll20 1d6", "There is no /roll20 command. Type /help for the list."),
+        ("/x", "There is no /x command."),
+        ("x" * 1001, "at most 1000 characters (this one has 1001)"),
+        ("/w bob " + "x" * 1001, "at most 1000 characters"),
+    ],
+)
+def test_bad_lines_get_a_clear_message_and_send_nothing(line, message):
+    assert message in refusal(line)
+
+
+def test_help_lists_every_command_and_sends_nothing():
+    (result,) = parse("/help")
+    assert set(result) == {"help"}
+    text = "\n".join(result["help"])
+    for command in ("/me", "/w", "/r", "/gmr", "/br", "/sr", "/help"):
+        assert command in text
+
+
+def test_a_long_emote_is_measured_without_its_marker():
+    assert frame("/me " + "x" * 1000)["text"] == "/me " + "x" * 1000
