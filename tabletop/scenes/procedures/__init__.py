@@ -11,7 +11,8 @@ rendering.
 
 The panel's template gets ``scene``, ``state`` (its ``Scene.state`` entry, may be None),
 ``viewer_is_gm``, ``viewer_id``, ``oob`` and whatever ``context(scene, viewer)`` adds. Its root
-element has ``id="panel-<name>"`` and, when ``oob``, ``hx-swap-oob="morph"`` (morphed in place by scene.js).
+element has ``id="panel-<name>"`` and, when ``oob``, ``hx-swap-oob="morph"`` (morphed in place
+by scene.js).
 """
 
 from __future__ import annotations
