@@ -1,0 +1,234 @@
+"""The scene page as a game-night table, in Chromium with a GM and two players: chat, whispers
+that reach no one else (page, socket frames, replay), slash-command rolls, the table-wide roll
+mode, the "N new" pill and the missed marker, and every demo scene laid out on a phone and a
+desktop with the composer and the newest card in view."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+
+from tests.browser.scene_page import show_tab
+from tests.browser.test_scene_live import log_in
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def demo_scenes(server) -> dict[str, str]:
+    """Each demo campaign's open scene (its path), as `make demo` prints them."""
+    out = server.manage("seed_demo")
+    return dict(re.findall(r"^\s+(Demo: [^:]+): \S+?(/scenes/\d+/)$", out, flags=re.M))
+
+
+class Seat:
+    """A member's page at the scene, with every frame its socket received and a way to drop the
+    socket (the page then reconnects and asks for what it missed)."""
+
+    def __init__(self, browser: Browser, server, user: str, path: str, viewport=DESKTOP) -> None:
+        self.frames: list[str] = []
+        self.sockets: list[WebSocketRoute] = []
+        self.page = browser.new_context(viewport=viewport).new_page()
+        self.page.route_web_socket(re.compile(r"/ws/scenes/"), self._relay)
+        log_in(self.page, server, user)
+        self.page.goto(server.url + path)
+        expect(self.page.locator("#connection")).to_have_text("live")
+
+    def _relay(self, ws: WebSocketRoute) -> None:
+        upstream = ws.connect_to_server()
+
+        def down(message: str | bytes) -> None:
+            self.frames.append(message if isinstance(message, str) else message.decode())
+            ws.send(message)
+
+        upstream.on_message(down)
+        ws.on_message(upstream.send)
+        self.sockets.append(ws)
+
+    def everything(self) -> str:
+        return "\n".join(self.frames)
+
+    def say(self, line: str) -> None:
+        box = self.page.get_by_label("Message")
+        box.fill(line)
+        box.press("Enter")
+
+    def drop_socket(self) -> None:
+        # 1012 "service restart": as when the server restarts (a clean 1000 close would mean
+        # the page closed it on purpose, and it would not come back).
+        self.sockets[-1].close(code=1012)
+        expect(self.page.locator("#connection")).to_have_text("reconnecting…")
+
+    def cards(self):
+        return self.page.locator("#scene-log > article.event")
+
+
+def wait_for(check: Callable[[], bool], page: Page, what: str) -> None:
+    for _ in range(50):
+        if check():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(what)
+
+
+@pytest.fixture
+def table(browser: Browser, server):
+    path = demo_scenes(server)["Demo: Roll and Keep"]
+    seats = [Seat(browser, server, user, path) for user in ("gm", "alice", "bob")]
+    for name in ("alice", "bob"):
+        expect(seats[0].page.locator("#presence")).to_contain_text(name)
+    return seats
+
+
+def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
+    gm, alice, bob = table
+
+    alice.say("Hello *table*, **roll** <b>up</b>")
+    for seat in table:
+        line = seat.page.locator(".event-chat").last
+        expect(line).to_contain_text("alice")
+        expect(line.locator("em")).to_have_text("table")
+        expect(line.locator("strong", has_text="roll")).to_have_count(1)
+        expect(line).to_contain_text("<b>up</b>")  # escaped, shown as typed
+
+    # A whisper to the GM: bob's page, socket and reloaded page never hold it.
+    alice.say("/w gm the idol is a fake quartz-heron")
+    for seat in (gm, alice):
+        expect(seat.page.locator(".event-chat").last).to_contain_text("quartz-heron")
+        expect(seat.page.locator(".event-chat").last).to_contain_text("whisper")
+    gm.say("/w alice,bob noted")  # a GM's whisper to both players, to mark time
+    expect(bob.page.locator(".event-chat").last).to_contain_text("noted")
+    assert "quartz-heron" not in bob.page.content()
+    assert "quartz-heron" not in bob.everything()
+    bob.page.reload()
+    expect(bob.page.locator("#connection")).to_have_text("live")
+    assert "quartz-heron" not in bob.page.content()
+
+    # Replay: bob's socket drops; a whisper and a line are said; bob comes back.
+    bob.drop_socket()
+    alice.say("/w gm second secret opal-falcon")
+    alice.say("Onwards!")
+    expect(bob.page.locator("#connection")).to_have_text("live", timeout=15000)
+    expect(bob.page.locator(".event-chat").last).to_contain_text("Onwards!")
+    expect(bob.page.locator("#missed-marker")).to_have_text("You missed 1 event while reconnecting")
+    assert "opal-falcon" not in bob.everything() and "opal-falcon" not in bob.page.content()
+    expect(gm.page.locator(".event-chat", has_text="opal-falcon")).to_have_count(1)
+
+    # /r rolls in the open; /gmr to the GM and the roller only.
+    # (Totals no other number on the page can look like.)
+    bob.say("/r 1d2+77775")
+    for seat in table:
+        expect(seat.page.locator(".event-roll").last).to_contain_text(re.compile("7777[67]"))
+    alice.say("/gmr 1d2+55553")
+    for seat in (gm, alice):
+        expect(seat.page.locator(".event-roll").last).to_contain_text(re.compile("5555[45]"))
+    expect(bob.page.locator(".event-roll").last).to_contain_text("privately to the GM")
+    assert not re.search("5555[45]", bob.everything() + bob.page.content())
+
+    # /help and a bad whisper: a message in the composer, nothing sent.
+    before = len(alice.frames)
+    alice.say("/help")
+    expect(alice.page.locator("#composer-status")).to_contain_text("/gmr")
+    alice.say("/w nobody hello")
+    expect(alice.page.locator("#composer-status")).to_contain_text(
+        'No one at this table is called "nobody"'
+    )
+    expect(alice.page.get_by_label("Message")).to_have_value("/w nobody hello")  # kept to fix
+    alice.page.wait_for_timeout(500)
+    assert len(alice.frames) == before
+
+
+def test_the_table_wide_roll_mode_is_every_panel_s_default(table):
+    gm, alice, bob = table
+    dice = alice.page.locator("details", has=alice.page.locator("summary", has_text="Dice"))
+    dice.locator("summary").click()
+    panel_mode = dice.get_by_label("Mode")
+    expect(panel_mode).to_have_value("public")
+    alice.page.get_by_label("Rolls").select_option(label="Blind to GM")
+    expect(panel_mode).to_have_value("blind")
+
+    dice.get_by_label("Dice expression").fill("1d2+33331")
+    dice.get_by_role("button", name="Roll").click()
+    expect(alice.page.locator(".event-roll").last).to_contain_text("You rolled blind")
+    expect(gm.page.locator(".event-roll").last).to_contain_text(re.compile("3333[23]"))
+    assert not re.search("3333[23]", alice.everything() + bob.everything())
+
+    # One roll in another mode; the panel then goes back to the table's.
+    panel_mode.select_option("public")
+    dice.get_by_label("Dice expression").fill("1d2+22220")
+    dice.get_by_role("button", name="Roll").click()
+    for seat in table:
+        expect(seat.page.locator(".event-roll").last).to_contain_text(re.compile("2222[12]"))
+    expect(panel_mode).to_have_value("blind")
+    # The page remembers the table's mode.
+    alice.page.reload()
+    expect(alice.page.get_by_label("Rolls")).to_have_value("blind")
+
+
+def test_new_entries_while_reading_back_show_a_pill(browser: Browser, server):
+    path = demo_scenes(server)["Demo: Percentile"]
+    scene = int(path.strip("/").split("/")[-1])
+    server.shell(
+        "from tabletop.scenes import actions\n"
+        "from tabletop.scenes.models import Scene\n"
+        f"scene = Scene.objects.select_related('campaign').get(pk={scene})\n"
+        "for n in range(40):\n"
+        "    actions.chat_say(scene=scene, actor=scene.campaign.gm, text=f'line {n}', to=[])\n"
+    )
+    gm = Seat(browser, server, "gm", path)
+    alice = Seat(browser, server, "alice", path)
+    log = gm.page.locator("#scene-log")
+    log.evaluate("el => { el.scrollTop = 0; el.dispatchEvent(new Event('scroll')); }")
+    alice.say("one")
+    alice.say("two")
+    pill = gm.page.get_by_role("button", name=re.compile(r"new"))
+    expect(pill).to_have_text(re.compile(r"^\s*2 new"))
+    assert log.evaluate("el => el.scrollTop") == 0, "the reader stays where they were"
+    pill.click()
+    expect(pill).to_be_hidden()
+    expect(gm.page.locator(".event-chat").last).to_be_in_viewport()
+
+
+def in_view(page: Page, locator) -> bool:
+    box = locator.bounding_box()
+    size = page.viewport_size
+    return (
+        box is not None
+        and box["y"] >= 0
+        and box["y"] + box["height"] <= size["height"] + 1
+        and box["x"] >= 0
+        and box["x"] + box["width"] <= size["width"] + 1
+    )
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+@pytest.mark.parametrize("user", ["gm", "alice"])
+def test_every_demo_scene_fits_with_the_composer_and_newest_card_in_view(
+    browser: Browser, server, viewport, user
+):
+    scenes = demo_scenes(server)
+    assert len(scenes) == 5, scenes
+    page = browser.new_context(viewport=viewport).new_page()
+    log_in(page, server, user)
+    for campaign, path in scenes.items():
+        page.goto(server.url + path)
+        expect(page.locator("#connection")).to_have_text("live")
+        composer = page.get_by_label("Message")
+        newest = page.locator("#scene-log > article.event").last
+        expect(newest).to_be_visible()
+        off_screen = f"{campaign}: the newest card is off screen"
+        wait_for(lambda card=newest: in_view(page, card), page, off_screen)
+        assert in_view(page, composer), f"{campaign}: the composer is off screen"
+        widths = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+        assert widths[0] <= widths[1], f"{campaign} overflows: {widths}"
+        # Every tool tab fits too (wide party and GM tables scroll inside their panel).
+        for tab in page.get_by_role("tab").all():
+            if tab.is_visible():
+                tab.click()
+                widths = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+                assert widths[0] <= widths[1], f"{campaign}, {tab.inner_text()}: {widths}"
+        if viewport is PHONE:
+            show_tab(page, "Log")
