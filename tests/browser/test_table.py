@@ -232,3 +232,35 @@ def test_every_demo_scene_fits_with_the_composer_and_newest_card_in_view(
                 assert widths[0] <= widths[1], f"{campaign}, {tab.inner_text()}: {widths}"
         if viewport is PHONE:
             show_tab(page, "Log")
+
+
+@pytest.mark.parametrize("user", ["gm", "alice"])
+def test_every_tool_tab_of_every_demo_scene_passes_axe(browser: Browser, server, user):
+    # axe skips what is hidden: each tab is checked while it shows, with cards in the log.
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    scenes = demo_scenes(server)
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    log_in(page, server, user)
+    for campaign, path in scenes.items():
+        page.goto(server.url + path)
+        expect(page.locator("#connection")).to_have_text("live")
+        page.get_by_label("Message").fill("/me checks the *map*")
+        page.get_by_label("Message").press("Enter")
+        expect(page.locator(".event-chat").last).to_contain_text("checks the map")
+        for tab in page.get_by_role("tab").all():
+            if not tab.is_visible():
+                continue
+            tab.click()
+            # Cards fade in and tabs change colour: axe measures contrast once they are done.
+            page.wait_for_function(
+                "() => document.getAnimations().every(a => a.playState !== 'running')"
+            )
+            violations = axe.run(page).response["violations"]
+            failing = [
+                f"{v['id']}: {[n['target'] for n in v['nodes'][:3]]}"
+                for v in violations
+                if v["impact"] in ("serious", "critical")
+            ]
+            assert not failing, f"{campaign}, {tab.inner_text()} tab: {failing}"
