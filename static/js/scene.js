@@ -484,9 +484,12 @@
   document.body.addEventListener("htmx:wsBeforeMessage", function () { seqBefore = lastSeq; });
 
   // A panel swapped in while its tab is hidden: flag the tab.
+  // (An outerHTML swap's detail.target is the element it replaced, out of the page by now; the
+  // event fires on what was swapped in. A morph keeps the element, detail.target.)
   document.body.addEventListener("htmx:oobAfterSwap", function (evt) {
-    var target = evt.detail && (evt.detail.target || evt.target);
-    if (target && target.id !== "scene-log") { flagUpdated(target); }
+    [evt.target, evt.detail && evt.detail.target].forEach(function (el) {
+      if (el && el.isConnected && !el.closest("#scene-log")) { flagUpdated(el); }
+    });
   });
 
   document.body.addEventListener("htmx:wsAfterMessage", function () {

@@ -264,3 +264,34 @@ def test_every_tool_tab_of_every_demo_scene_passes_axe(browser: Browser, server,
                 if v["impact"] in ("serious", "critical")
             ]
             assert not failing, f"{campaign}, {tab.inner_text()} tab: {failing}"
+
+
+def test_on_a_phone_a_roll_lands_where_the_roller_looks(browser: Browser, server):
+    path = demo_scenes(server)["Demo: Conductor"]
+    alice = Seat(browser, server, "alice", path, viewport=PHONE)
+    expect(alice.page.get_by_role("tab", name="Log")).to_have_attribute("aria-selected", "true")
+    show_tab(alice.page, "Roll")
+    expect(alice.page.get_by_label("Message")).to_be_hidden()
+    dice = alice.page.locator("details", has=alice.page.locator("summary", has_text="Dice"))
+    dice.locator("summary").click()
+    dice.get_by_label("Dice expression").fill("1d2+44443")
+    dice.get_by_role("button", name="Roll").click()
+    # Back on the log, the new card in view at its foot.
+    expect(alice.page.get_by_role("tab", name="Log")).to_have_attribute("aria-selected", "true")
+    card = alice.page.locator(".event-roll").last
+    expect(card).to_contain_text(re.compile("4444[45]"))
+    expect(card).to_be_in_viewport()
+    expect(alice.page.get_by_label("Message")).to_be_in_viewport()
+
+
+def test_a_tool_that_changes_behind_another_tab_gets_a_dot(browser: Browser, server):
+    path = demo_scenes(server)["Demo: Two Dice"]
+    gm = Seat(browser, server, "gm", path)
+    party = gm.page.get_by_role("tab", name="Party")
+    expect(gm.page.get_by_role("tab", name="Roll")).to_have_attribute("aria-selected", "true")
+    expect(party).not_to_have_class(re.compile("updated"))
+    Seat(browser, server, "bob", path)  # joins: the presence list in the Party tab changes
+    expect(party).to_have_class(re.compile("updated"))
+    show_tab(gm.page, "Party")
+    expect(party).not_to_have_class(re.compile("updated"))
+    expect(gm.page.locator("#presence")).to_contain_text("bob")
