@@ -423,6 +423,41 @@
     if (errors) { errors.innerHTML = ""; }
   }
 
+  // --- latency: each page measures its round trip over the socket every few seconds and
+  // reports it with the next ping; the server passes it to the table's presence lists ---
+
+  var PING_EVERY_MS = 5000;
+  var lastRtt = null;
+  var latencies = {};  // user id -> ms, kept across presence list re-renders
+
+  function ping() {
+    if (!socket || document.hidden) { return; }
+    var frame = { command: "ping", t: performance.now() };
+    if (lastRtt !== null) { frame.rtt = lastRtt; }
+    socket.send(JSON.stringify(frame), scene());
+  }
+
+  function measured(sentAt) {
+    if (typeof sentAt !== "number") { return; }
+    lastRtt = Math.max(0, Math.round(performance.now() - sentAt));
+    var root = scene();
+    if (root) { showLatency(root.getAttribute("data-user"), lastRtt); }
+  }
+
+  function showLatency(user, ms) {
+    latencies[String(user)] = ms;
+    paintLatencies();
+  }
+
+  function paintLatencies() {
+    document.querySelectorAll("#presence [data-rtt-for]").forEach(function (el) {
+      var ms = latencies[el.getAttribute("data-rtt-for")];
+      if (typeof ms !== "number") { return; }
+      el.textContent = ms + " ms";
+      el.setAttribute("data-speed", ms < 150 ? "good" : ms < 400 ? "fair" : "slow");
+    });
+  }
+
   // --- start-up and the socket ---
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -466,7 +501,9 @@
     }
     wasOpen = true;
     socket.send(JSON.stringify({ command: "hello", last_seq: lastSeq }), evt.detail.elt);
+    ping();
   });
+  window.setInterval(ping, PING_EVERY_MS);
   document.body.addEventListener("htmx:wsClose", function () { setStatus("reconnecting…", "closed"); });
   document.body.addEventListener("htmx:wsError", function () { setStatus("connection trouble", "error"); });
 
@@ -475,6 +512,8 @@
     if (typeof message === "string" && message.charAt(0) === "{") {
       evt.preventDefault();  // a control frame, not HTML
       var control = JSON.parse(message);
+      if (control.type === "pong") { measured(control.t); }
+      if (control.type === "latency") { showLatency(control.user, control.ms); }
       if (control.type === "reload") { window.location.reload(); }
       if (control.type === "ended") { setStatus("session ended: log in again", "ended"); }
     }
@@ -493,6 +532,7 @@
   });
 
   document.body.addEventListener("htmx:wsAfterMessage", function () {
+    paintLatencies();  // a new presence list keeps the times already measured
     pruneControls(document);
     rememberSealed(document);
     tickCountdowns();

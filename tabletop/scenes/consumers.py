@@ -26,7 +26,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules.core import RulesError
 from tabletop.scenes import actions, beats, outbox, selectors
-from tabletop.scenes.audiences import Viewer, groups_for
+from tabletop.scenes.audiences import Viewer, gm_group, groups_for, players_group
 from tabletop.scenes.events import REPLAY_LIMIT
 from tabletop.scenes.frames import error_frame
 from tabletop.scenes.sockets import user_sockets_group
@@ -45,6 +45,8 @@ DAPHNE_MAX_MESSAGE_BYTES = 64 * 1024
 MAX_DEPTH = 32
 RATE_PER_SECOND = 5.0
 RATE_BURST = 15.0
+#: The longest round trip a page may report (a minute: beyond that it is not a live table).
+MAX_RTT_MS = 60_000
 
 
 class ClientError(Exception):
@@ -168,6 +170,8 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             command = content.get("command")
             if command == "hello":
                 await self.hello(content)
+            elif command == "ping":
+                await self.ping(content)
             elif isinstance(command, str) and command in actions.COMMANDS:
                 follow_up = await outbox.run(
                     actions.run_command,
@@ -251,6 +255,23 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         for message in pending:
             await self.scene_event(message)
 
+    async def ping(self, content: dict[str, Any]) -> None:
+        """The page measures its round trip: answer at once, off the database thread, and pass
+        the trip it measured last time on to the table (the presence list shows each
+        member's). Nothing here is secret: the times are the table's to see."""
+        sent = content.get("t")
+        if isinstance(sent, bool) or not isinstance(sent, int | float):
+            raise ClientError("ping needs t, a number the page sent (its clock).")
+        await self.send_json({"type": "pong", "t": sent})
+        rtt = content.get("rtt")
+        if rtt is None:
+            return
+        if isinstance(rtt, bool) or not isinstance(rtt, int | float) or not 0 <= rtt <= MAX_RTT_MS:
+            raise ClientError(f"ping's rtt is a round trip in milliseconds (0 to {MAX_RTT_MS}).")
+        message = {"type": "scene.latency", "user": self.user.pk, "ms": round(rtt)}
+        for group in (gm_group(self.scene_id), players_group(self.scene_id)):
+            await self.channel_layer.group_send(group, message)
+
     async def _catch_up(self, upto: int) -> None:
         """Send what this viewer may see in (cursor, upto] from the database."""
         frames = await database_sync_to_async(selectors.replay_frames)(
@@ -300,6 +321,9 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             if message["html"]:
                 await self.send(text_data=message["html"])
             self.cursor = seq
+
+    async def scene_latency(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "latency", "user": message["user"], "ms": message["ms"]})
 
     async def scene_presence(self, message: dict[str, Any]) -> None:
         await self.send(text_data=message["html"])

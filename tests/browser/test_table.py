@@ -295,3 +295,14 @@ def test_a_tool_that_changes_behind_another_tab_gets_a_dot(browser: Browser, ser
     show_tab(gm.page, "Party")
     expect(party).not_to_have_class(re.compile("updated"))
     expect(gm.page.locator("#presence")).to_contain_text("bob")
+
+
+def test_each_member_s_round_trip_shows_in_the_presence_list(browser: Browser, server):
+    path = demo_scenes(server)["Demo: Annulus"]
+    gm = Seat(browser, server, "gm", path)
+    alice = Seat(browser, server, "alice", path)
+    show_tab(gm.page, "Party")
+    for seat, user in ((gm, "gm"), (gm, "alice"), (alice, "gm")):
+        row = seat.page.locator("#presence li", has_text=user)
+        # Measured over the socket every 5 s; the first right after connecting.
+        expect(row.locator(".rtt")).to_have_text(re.compile(r"^\d+ ms$"), timeout=12000)
