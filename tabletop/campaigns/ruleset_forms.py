@@ -15,8 +15,9 @@ every top-level field it picks an editor from the default value's shape:
 A system refines this with ``Hint``s (labels in the game's words, bounds, choices, what a blank
 means, which rows may go) by subclassing ``RulesetForm`` in ``tabletop/systems/<slug>/settings.py``;
 ``to_form`` / ``from_form`` adapt a value whose stored spelling suits no input (a [low, high]
-pair becomes two numbers). A JSON textarea is left only for a stored value that fits none of
-these (e.g. an old override of another shape), so the GM can still see and fix it.
+pair becomes two numbers). A JSON textarea is the last resort, for a value no table of inputs
+can hold: a stored override of another shape than the default (so the GM can still see and fix
+it) or a default nested deeper than records in a table. No system's default needs it today.
 
 ``cleaned_ruleset`` is the full ruleset as submitted; the action validates it through the rules
 module and decides what to store.
