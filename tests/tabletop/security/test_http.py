@@ -170,7 +170,9 @@ class PageParser(HTMLParser):
         elif tag == "meta" and a.get("name") == "htmx-config":
             self.htmx_config = json.loads(a["content"])
         elif tag == "script":
-            self.inline_scripts += "src" not in a
+            # A JSON data block (Django's json_script: the scene's member list) is never run.
+            data_block = a.get("type") == "application/json"
+            self.inline_scripts += "src" not in a and not data_block
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "form":
