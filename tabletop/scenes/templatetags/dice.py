@@ -164,7 +164,8 @@ def has_dropped(dice: Any) -> bool:
 
 @register.filter
 def dice_head(dice: Any, count: Any) -> list[Any]:
-    """The first ``count`` dice (an annulus check's base dice); all of them without a count."""
+    """The first ``count`` dice (a check's own dice, before its training dice); all of them
+    without a count."""
     if not isinstance(dice, list | tuple):
         return []
     n = _int(count)
@@ -173,7 +174,8 @@ def dice_head(dice: Any, count: Any) -> list[Any]:
 
 @register.filter
 def dice_tail(dice: Any, count: Any) -> list[Any]:
-    """The dice after the first ``count`` (an annulus check's training dice)."""
+    """The dice after the first ``count`` (a check's training dice, after its own dice), none
+    without a count."""
     n = _int(count)
     return list(dice[n:]) if isinstance(dice, list | tuple) and n is not None and n >= 0 else []
 
