@@ -1,11 +1,8 @@
 """Every page of the site, in one place: what the accessibility check (test_accessibility.py)
 and the page-width check (test_page_widths.py) visit, who visits it, and in which state.
 
-``PAGES`` must pass both checks. ``PAGES_IN_PROGRESS`` are pages being rewritten right now (the
-live scene page and the campaign settings page, issue 15): they are visited by the same tests,
-marked xfail (not strict) so the suite stays green while the work goes on; move them into
-``PAGES`` once they pass. ``NOT_PAGES`` names every URL that is no page of its own, with the
-reason; test_accessibility.py checks that each URL of the site is in exactly one of these.
+``PAGES`` must pass both checks. ``NOT_PAGES`` names every URL that is no page of its own, with
+the reason; test_accessibility.py checks that each URL of the site is in exactly one of these.
 
 The data (ids, the invite token, the DEBUG-off error pages) comes from site_data.py, run in the
 server's process.
@@ -126,10 +123,7 @@ PAGES: tuple[SitePage, ...] = (
     SitePage("404-anonymous", None, "/nothing-here/", ANONYMOUS, status=404, served="404-anonymous"),  # noqa: E501
     SitePage("404-player", None, "/campaigns/999999999/", PLAYER, status=404, served="404-player"),  # noqa: E501
     SitePage("500", None, "/page-checks/server-error/", ANONYMOUS, status=500, served="500"),
-)
-
-#: Being rewritten in this checkout (issue 15): checked, expected to fail for now.
-PAGES_IN_PROGRESS: tuple[SitePage, ...] = (
+    # --- each system's campaign settings and live scene (GM and player) --------------------------
     *(SitePage(f"campaign-settings-{s}", "campaigns:settings", "/campaigns/{s[campaign]}/settings/", GM, system=s) for s in SYSTEMS),  # noqa: E501
     *(SitePage(f"scene-gm-{s}", "scenes:detail", "/scenes/{s[scene]}/", GM, system=s) for s in SYSTEMS),  # noqa: E501
     *(SitePage(f"scene-player-{s}", "scenes:detail", "/scenes/{s[scene]}/", PLAYER, system=s) for s in SYSTEMS),  # noqa: E501
@@ -153,13 +147,8 @@ NOT_PAGES: dict[str, str] = {
 
 
 def all_pages() -> list[Any]:
-    """PAGES, then PAGES_IN_PROGRESS as xfail (not strict: they may start passing)."""
-    in_progress = pytest.mark.xfail(
-        reason="being rewritten (issue 15): move to PAGES once it passes", strict=False
-    )
-    return [pytest.param(p, id=p.id) for p in PAGES] + [
-        pytest.param(p, id=p.id, marks=in_progress) for p in PAGES_IN_PROGRESS
-    ]
+    """Every page, as test parameters named by its id."""
+    return [pytest.param(p, id=p.id) for p in PAGES]
 
 
 # --- visiting them -----------------------------------------------------------------------------

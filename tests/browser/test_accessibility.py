@@ -2,8 +2,8 @@
 impact "serious" or "critical", with axe's rules as shipped (axe-playwright-python bundles
 axe-core; nothing is disabled). Moderate and minor findings are printed, not failed on.
 
-The pages still being rewritten (PAGES_IN_PROGRESS) run too, as xfail: `pytest -rxX` shows
-what axe found on them.
+The live scene page is checked here as loaded (its Roll tab); every tool tab of every demo
+scene is checked in tests/browser/test_table.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from playwright.sync_api import Browser
 from tests.browser.site_pages import (
     NOT_PAGES,
     PAGES,
-    PAGES_IN_PROGRESS,
     SitePage,
     Visitors,
     all_pages,
@@ -109,10 +108,10 @@ def _named_urls(resolver: URLResolver, namespace: str = "") -> Iterator[str]:
 
 def test_every_url_of_the_site_is_a_checked_page_or_named_as_no_page():
     urls = set(_named_urls(get_resolver()))
-    pages = {p.url_name for p in (*PAGES, *PAGES_IN_PROGRESS) if p.url_name}
+    pages = {p.url_name for p in PAGES if p.url_name}
     unlisted = urls - pages - set(NOT_PAGES)
     assert not unlisted, f"add these to site_pages.PAGES (or NOT_PAGES, with why): {unlisted}"
     assert not (pages & set(NOT_PAGES)), "a URL is both a page and no page"
     assert not (pages | set(NOT_PAGES)) - urls, "site_pages names a URL the site no longer has"
-    ids = [p.id for p in (*PAGES, *PAGES_IN_PROGRESS)]
+    ids = [p.id for p in PAGES]
     assert len(ids) == len(set(ids)), "page ids must be unique"
