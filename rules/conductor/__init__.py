@@ -46,6 +46,10 @@ Public functions and values:
   ``heal(*, skill, harm_difficulty=None, ruleset=None, rng=None)`` -> ``HealingResult``;
   ``make_poison(*, skill, ruleset=None, rng=None)`` -> ``PoisonResult``;
   ``spend_benny_on_die(result, *, die_index, rng=None)`` (any of the three attack results).
+- Spend odds (``spends``): ``standard_benny_effect(result, *, bennies=1)`` ->
+  ``StandardBennyEffect`` (the total and verdict before and after);
+  ``die_benny_effect(result, *, die_index, bennies=1)`` -> ``DieBennyEffect`` (the exact hits
+  after a benny on one attack die, an explosion's new dice included).
 - Skills: ``SKILLS``, ``skill_names(*, ruleset=None)``,
   ``effective_skill(*, skill, value, specification=None, within_specification=True,
   ruleset=None)``.
@@ -56,8 +60,9 @@ Public functions and values:
 
 Modules (every name above is defined in one of them and re-exported here): ``ruleset`` (the
 ruleset and the skills), ``standard`` (the standard roll), ``attacks`` (attack, foe attack,
-healing, poison, bennies on a die), ``wilderness_rolls`` (the procedure's words, odds, single
-rolls and events) and ``wilderness`` (the ``Expedition`` state machine).
+healing, poison, bennies on a die), ``spends`` (what bennies buy), ``wilderness_rolls`` (the
+procedure's words, odds, single rolls and events) and ``wilderness`` (the ``Expedition``
+state machine).
 """
 
 from rules.conductor.attacks import (  # noqa: F401 -- also re-exports names outside __all__
@@ -86,6 +91,12 @@ from rules.conductor.ruleset import (  # noqa: F401 -- also re-exports names out
     effective_skill,
     skill_names,
     validate_ruleset,
+)
+from rules.conductor.spends import (
+    DieBennyEffect,
+    StandardBennyEffect,
+    die_benny_effect,
+    standard_benny_effect,
 )
 from rules.conductor.standard import (  # noqa: F401 -- also re-exports names outside __all__
     STANDARD_DIE,
@@ -137,6 +148,10 @@ __all__ = [
     "HealingResult",
     "PoisonResult",
     "StandardResult",
+    "StandardBennyEffect",
+    "DieBennyEffect",
+    "die_benny_effect",
+    "standard_benny_effect",
     "attack",
     "attack_expected_hits",
     "attack_hit_distribution",

@@ -17,6 +17,7 @@ from tabletop.scenes.commands import Command, Raw
 from tabletop.scenes.events import record_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.rollkinds import percent
 from tabletop.systems.conductor import rolls as conductor_kinds
 
 
@@ -114,22 +115,94 @@ def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
 
 def _benny_offers(roll_kind: str, result: dict[str, Any]) -> list[dict[str, Any]]:
     """The benny buttons that can change the outcome, each saying how many bennies it would
-    take (issue 15): a standard roll that failed ("+1 each"), or an attack die that can still
-    become a hit, or a 6 that explodes (a die explodes once; a six is already both)."""
+    take (issue 15) and exactly what they buy (issue 16, rules ``conductor.spends``): a
+    standard roll that failed ("+1 each"), or an attack die that can still become a hit, or a
+    6 that explodes (a die explodes once; a six is already both)."""
     if roll_kind == "conductor_standard":
         need = int(result.get("bennies_to_succeed") or 0)
         if result.get("success") or need <= 0:
             return []
-        return [{"die": None, "text": "Spend a benny: +1", "note": f"{need} to succeed"}]
-    threshold = conductor.hit_threshold(int(result.get("difficulty", 0)))
+        standard = conductor.StandardResult.from_dict(result)
+        effects = [_standard_effect(conductor.standard_benny_effect(standard))]
+        if need > 1:
+            effects.append(
+                _standard_effect(conductor.standard_benny_effect(standard, bennies=need))
+            )
+        return [_offer(None, "Spend a benny: +1", f"{need} to succeed", effects)]
+    roll = conductor.AttackResult.from_dict(result)
+    threshold = conductor.hit_threshold(roll.difficulty)
     offers = []
-    for index, die in enumerate(result.get("dice", [])):
-        value = int(die.get("value", 0))
-        if die.get("exploded") or value >= conductor.EXPLODES_AT:
+    for index, die in enumerate(roll.dice):
+        if die.exploded or die.value >= conductor.EXPLODES_AT:
             continue
-        if value < threshold:
-            note = f"{threshold - value} to hit"
+        if die.value < threshold:
+            need = threshold - die.value
+            note = f"{need} to hit"
         else:
-            note = f"{conductor.EXPLODES_AT - value} to explode"
-        offers.append({"die": index, "number": index + 1, "text": f"+1 on {value}", "note": note})
+            need = conductor.EXPLODES_AT - die.value
+            note = f"{need} to explode"
+        effects = [_die_effect(conductor.die_benny_effect(roll, die_index=index))]
+        if need > 1:
+            effects.append(
+                _die_effect(conductor.die_benny_effect(roll, die_index=index, bennies=need))
+            )
+        offers.append(_offer(index, f"+1 on {die.value}", note, effects))
     return offers
+
+
+def _offer(die: int | None, text: str, note: str, effects: list[str]) -> dict[str, Any]:
+    """One benny button: its text, and an accessible name that starts with that text and
+    says the exact effect in words (an arrow is not read the same by every screen reader)."""
+    where = "" if die is None else f" on die {die + 1}"
+    said = "; ".join(effect.replace(" → ", " to ") for effect in effects)
+    return {
+        "die": die,
+        "number": None if die is None else die + 1,
+        "text": text,
+        "note": note,
+        "effects": effects,
+        "label": f"{text} ({note}): spend a benny{where}. {said}",
+    }
+
+
+def _bennies(count: int) -> str:
+    return f"{count} {'benny' if count == 1 else 'bennies'}"
+
+
+def _verdict(success: bool) -> str:
+    return "success" if success else "failure"
+
+
+def _standard_effect(effect: conductor.StandardBennyEffect) -> str:
+    """ "1 benny: failure → success (7 → 8 vs 7)", or "still a failure" when it falls short."""
+    totals = f"{effect.total_before} → {effect.total_after} vs {effect.difficulty}"
+    if effect.success_after == effect.success_before:
+        return f"{_bennies(effect.bennies)}: still a {_verdict(effect.success_after)} ({totals})"
+    return (
+        f"{_bennies(effect.bennies)}: {_verdict(effect.success_before)} → "
+        f"{_verdict(effect.success_after)} ({totals})"
+    )
+
+
+def _hits(count: int) -> str:
+    return "no hit" if count == 0 else f"{count} {'hit' if count == 1 else 'hits'}"
+
+
+def _die_effect(effect: conductor.DieBennyEffect) -> str:
+    """What the bennies on one die buy: a certain new count of hits, or after an explosion the
+    exact chance of each count ("1 hit → 2 hits 41.7%, …, 4+ hits 1.4%")."""
+    head = f"{_bennies(effect.bennies)} on die {effect.die_index + 1} ({effect.value_before} → "
+    head += f"{effect.value_after}{', explodes' if effect.explodes else ''}): "
+    before = _hits(effect.hits_before)
+    if not effect.explodes:
+        (after,) = effect.hits_after
+        if after == effect.hits_before:
+            return head + f"still {before}"
+        spared = " (no strike back)" if effect.hits_before == 0 else ""
+        return head + f"{before} → {_hits(after)}{spared}"
+    rows = []
+    for hits, p in effect.hits_after.items():
+        label = f"{hits}+ hits" if hits == effect.top else _hits(hits)
+        rows.append(f"{label} {percent(p)}")
+    spared = " (no strike back)" if effect.hits_before == 0 else ""
+    return head + f"{before} → " + ", ".join(rows) + spared

@@ -1,0 +1,110 @@
+"""Spend odds against enumeration (issue 16): what each spend buys, as rules/ computes it,
+checked against a brute force written here from the seeds' words, over every dice outcome."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from functools import cache
+
+import pytest
+
+from rules import conductor
+from rules.core import IllegalMoveError
+from tests.support.dice import Faces
+
+# --- conductor (seed 002): bennies --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("skill", [0, 2, 5])
+@pytest.mark.parametrize("difficulty", [0, 4, 9, 13])
+@pytest.mark.parametrize("bennies", [1, 2, 4])
+def test_bennies_on_a_standard_roll_against_every_d12_face(skill, difficulty, bennies):
+    # "each BENNY spent grants a +1 to the roll"; the roll must be strictly over the difficulty.
+    for face in range(1, 13):
+        roll = conductor.standard_roll(skill=skill, difficulty=difficulty, rng=Faces(face))
+        effect = conductor.standard_benny_effect(roll, bennies=bennies)
+        assert effect.total_before == face + skill
+        assert effect.total_after == face + skill + bennies
+        assert effect.success_before == (face + skill > difficulty)
+        assert effect.success_after == (face + skill + bennies > difficulty)
+
+
+DEPTH = 5  # fresh d6 enumerated after an explosion: enough for every count below ROWS
+
+
+@cache
+def chain_hits(difficulty: int) -> dict[int, Fraction]:
+    """Hits from one fresh d6 and whatever it explodes into, by brute force over every sequence
+    of DEPTH faces: a die hits at or above the difficulty, a 6 always hits and adds a die. A
+    sequence that is still exploding after DEPTH dice has at least DEPTH hits: key DEPTH."""
+    out: dict[int, Fraction] = {}
+    weight = Fraction(1, 6**DEPTH)
+    for faces in itertools.product(range(1, 7), repeat=DEPTH):
+        hits = 0
+        for face in faces:
+            if face >= difficulty or face == 6:
+                hits += 1
+            if face != 6:
+                break
+        else:
+            hits = DEPTH
+        out[hits] = out.get(hits, Fraction(0)) + weight
+    return out
+
+
+def expected_after(values: list[int], exploded: list[bool], index: int, bennies: int, d: int):
+    """The brute-force hits after bennies on one die: recount, then an explosion's chain."""
+    pushed = list(values)
+    pushed[index] += bennies
+    recount = sum(1 for v in pushed if v >= d or v >= 6)
+    if pushed[index] < 6 or exploded[index]:
+        return {recount: Fraction(1)}
+    return {recount + extra: p for extra, p in chain_hits(d).items()}
+
+
+ROWS = 3
+
+
+@pytest.mark.parametrize("difficulty", range(1, 9))
+def test_bennies_on_an_attack_die_against_every_outcome(difficulty):
+    # Every 2d6 pool of an attack roll with skill 1 (a 6 explodes into a scripted 2), and
+    # 1-3 bennies on each die that has not exploded yet.
+    for first, second in itertools.product(range(1, 7), repeat=2):
+        faces = [first, second] + [2] * [first, second].count(6)
+        roll = conductor.attack(skill=1, difficulty=difficulty, rng=Faces(*faces))
+        values = [d.value for d in roll.dice]
+        exploded = [d.exploded for d in roll.dice]
+        for index, die in enumerate(roll.dice):
+            if die.exploded:
+                continue
+            for bennies in (1, 2, 3):
+                effect = conductor.die_benny_effect(
+                    roll, die_index=index, bennies=bennies, rows=ROWS
+                )
+                want = expected_after(values, exploded, index, bennies, difficulty)
+                assert effect.hits_before == sum(1 for v in values if v >= min(difficulty, 6))
+                assert effect.value_after == die.value + bennies
+                if not effect.explodes:
+                    assert effect.hits_after == want and effect.top is None
+                    continue
+                # Listed counts are exact; the last key holds the rest ("top or more").
+                assert effect.top == max(effect.hits_after)
+                for hits, p in effect.hits_after.items():
+                    if hits < effect.top:
+                        assert p == want.get(hits, Fraction(0)), (faces, index, bennies)
+                tail = sum((p for h, p in want.items() if h >= effect.top), Fraction(0))
+                assert effect.hits_after[effect.top] == tail
+                assert sum(effect.hits_after.values()) == 1
+
+
+def test_a_benny_on_a_die_of_a_heal_or_poison_counts_the_same_roll():
+    heal = conductor.heal(skill=1, harm_difficulty=4, rng=Faces(5, 2))
+    effect = conductor.die_benny_effect(heal, die_index=1, bennies=2)
+    assert (effect.hits_before, effect.hits_after) == (1, {2: 1})
+
+
+def test_no_benny_effect_on_a_foes_attack():
+    foe = conductor.foe_attack(skill=1, difficulty=3, rng=Faces(1, 1))
+    with pytest.raises(IllegalMoveError, match="players"):
+        conductor.die_benny_effect(foe, die_index=0)
