@@ -44,6 +44,8 @@ Plot points
 - ``PlotPoints`` (available, total, development points); ``spend_plot_points``,
   ``cancel_plot_point_spend``, ``buy_plot_points``, ``award_plot_points``,
   ``gain_development_points``, ``plot_point_uses``; ``change_roll(result, *, new_value, points)``.
+- ``plot_point_change_effects(result, *, ruleset=None) -> tuple[PlotPointChange, ...]``: what
+  each change would buy on a roll just made (the band of every value, exact odds of rolling on).
 
 Campaign data: ``DEFAULT_RULESET`` and ``validate_ruleset(data)``; ``clear_caches()`` empties
 the odds caches (benchmarks measure uncached speed).
@@ -51,8 +53,8 @@ the odds caches (benchmarks measure uncached speed).
 Modules (every name above is defined in one of them and re-exported here): ``bands``
 (Chart 14.1), ``table`` (the modifier table as data), ``ruleset`` (campaign data), ``modifiers``
 (labelled modifiers, table lookups), ``open_ended`` (the d100 chain and the exact band odds),
-``maneuvers`` (the roll functions, their odds, retries, slumps and zones), ``running`` and
-``plot_points``.
+``maneuvers`` (the roll functions, their odds, retries, slumps and zones), ``running``,
+``plot_points`` and ``spend_odds`` (what a plot point change buys).
 """
 
 from rules.percentile.bands import (
@@ -131,6 +133,11 @@ from rules.percentile.running import (
     running_movement,
     running_odds,
 )
+from rules.percentile.spend_odds import (
+    BandRange,
+    PlotPointChange,
+    plot_point_change_effects,
+)
 from rules.percentile.table import (
     COLUMNS,
 )
@@ -164,6 +171,8 @@ __all__ = [
     "PercentileDie",
     "PlotPointSpend",
     "PlotPoints",
+    "PlotPointChange",
+    "BandRange",
     "RetryAttempt",
     "RunningResult",
     "SkillStreak",
@@ -184,6 +193,7 @@ __all__ = [
     "modifier_table",
     "perception_roll",
     "plot_point_uses",
+    "plot_point_change_effects",
     "potency_roll",
     "pure_chance_roll",
     "record_attempt",

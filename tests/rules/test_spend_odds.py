@@ -9,7 +9,7 @@ from functools import cache
 
 import pytest
 
-from rules import conductor
+from rules import conductor, percentile
 from rules.core import IllegalMoveError
 from tests.support.dice import Faces
 
@@ -108,3 +108,85 @@ def test_no_benny_effect_on_a_foes_attack():
     foe = conductor.foe_attack(skill=1, difficulty=3, rng=Faces(1, 1))
     with pytest.raises(IllegalMoveError, match="players"):
         conductor.die_benny_effect(foe, die_index=0)
+
+
+# --- percentile (seed 004): plot points ---------------------------------------------------------
+
+# Chart 14.1 written out from the seed (RULES-NOTES edges): the last total of each band.
+CHART = [
+    (-26, "extraordinary_failure"),
+    (5, "fumble"),
+    (80, "failure"),
+    (90, "partial_success"),
+    (100, "near_success"),
+    (110, "unrelated_success"),
+    (175, "success"),
+    (250, "critical_success"),
+]
+
+
+def band(total: int) -> str:
+    return next((name for last, name in CHART if total <= last), "extraordinary_success")
+
+
+@cache
+def upward(depth: int = 3) -> dict[int | None, Fraction]:
+    """The upward open-ended d100 ("96-100 rolls again and adds, repeating"), every chain of up
+    to ``depth`` dice; None holds the chains still rolling (each already over 96 * depth)."""
+    out: dict[int | None, Fraction] = {}
+
+    def walk(total: int, dice: int, weight: Fraction) -> None:
+        if dice == depth:
+            out[None] = out.get(None, Fraction(0)) + weight
+            return
+        for face in range(1, 101):
+            if face >= 96:
+                walk(total + face, dice + 1, weight / 100)
+            else:
+                out[total + face] = out.get(total + face, Fraction(0)) + weight / 100
+
+    walk(0, 0, Fraction(1))
+    return out
+
+
+def chosen_bands(value: int, bonus: int, open_ended: bool) -> dict[str, Fraction]:
+    """Bands once plot points set the die to ``value``: it stays, or (open-ended) 96-100 adds
+    an upward roll and 01-05 subtracts one. Unfinished chains are past every edge (|U| > 288)."""
+    if not open_ended or 6 <= value <= 95:
+        return {band(value + bonus): Fraction(1)}
+    sign = 1 if value >= 96 else -1
+    out: dict[str, Fraction] = {}
+    for u, p in upward().items():
+        name = (
+            band(value + sign * u + bonus)
+            if u is not None
+            else ("extraordinary_success" if sign > 0 else "extraordinary_failure")
+        )
+        out[name] = out.get(name, Fraction(0)) + p
+    return out
+
+
+@pytest.mark.parametrize("bonus", [-120, -40, 0, 35, 80, 160])
+def test_plot_point_changes_against_every_new_value(bonus):
+    roll = percentile.roll(skill_value=bonus, rng=Faces(50))
+    one, two = percentile.plot_point_change_effects(roll)
+    assert (one.points, one.low, one.high, two.points, two.low, two.high) == (1, 6, 95, 2, 1, 100)
+    for change, open_ended in ((one, False), (two, True)):
+        assert change.band_before == band(50 + bonus) and change.total_before == 50 + bonus
+        # Every value that stays put is listed once, in order, with the band it lands on.
+        listed = {v: r.band for r in change.ranges for v in range(r.first, r.last + 1)}
+        staying = [v for v in range(change.low, change.high + 1) if not open_ended or 6 <= v <= 95]
+        assert sorted(listed) == staying
+        for value in staying:
+            assert {listed[value]: 1} == chosen_bands(value, bonus, open_ended)
+        successes = [v for v in staying if listed[v] in percentile.SUCCESS_OR_BETTER]
+        assert change.first_success == (min(successes) if successes else None)
+    assert one.rolls_on == {} and one.rolls_down == {}
+    assert (two.rolls_on_value, two.rolls_down_value) == (100, 1)
+    assert two.rolls_on == chosen_bands(100, bonus, True)
+    assert two.rolls_down == chosen_bands(1, bonus, True)
+    want = sum(
+        (p for b, p in chosen_bands(100, bonus, True).items() if b in percentile.SUCCESS_OR_BETTER),
+        Fraction(0),
+    )
+    assert two.rolls_on_success == want

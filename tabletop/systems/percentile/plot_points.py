@@ -26,6 +26,7 @@ from tabletop.scenes.commands import Choice, Command, Parsed, Raw, Text
 from tabletop.scenes.events import record_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.rollkinds import percent
 from tabletop.systems.percentile import rolls as percentile_kinds
 
 # --- live spends: plot points (percentile) ---------------------------------------------------
@@ -373,7 +374,58 @@ def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
     changeable = data.get("roll_kind") in percentile_kinds.CHANGEABLE_KINDS
     if in_open and event.character_id is not None and changeable:
         controls["change_roll"] = not data.get("pending_change")
+        if controls["change_roll"]:
+            controls["change_effects"] = change_effects(
+                data.get("result", {}), event.scene.campaign.effective_ruleset()
+            )
     return controls
+
+
+def _band(band: str) -> str:
+    return percentile.BAND_LABELS[band]
+
+
+def _values(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}–{last}"
+
+
+def _rolling_on(value: int, bands: dict[str, Any], how: str) -> str:
+    shares = ", ".join(f"{_band(band)} {percent(p)}" for band, p in bands.items())
+    return f"{value} rolls on and {how}: {shares}"
+
+
+def change_effects(detail: dict[str, Any], ruleset: Any) -> list[dict[str, Any]]:
+    """What each plot point change buys on this roll, exactly (rules
+    ``plot_point_change_effects``): the band every new value lands on, and for a value that
+    rolls on the chance of each band. A change may go on anyone's roll, so the detail lists
+    every band, worst first; the headline says the best it can do."""
+    result = percentile.ManeuverResult.from_dict(detail)
+    now = f"{_band(result.band)} ({result.total})"
+    effects = []
+    for change in percentile.plot_point_change_effects(result, ruleset=ruleset):
+        points = f"{change.points} plot point{'s' if change.points != 1 else ''}"
+        top = change.ranges[-1]
+        if change.first_success is not None:
+            best = f"Success or better with {_values(change.first_success, top.last)}"
+        else:
+            best = f"at best {_band(top.band)} with {_values(top.first, top.last)}"
+        headline = f"{points}: {now} → {best}"
+        if change.rolls_on_value is not None:
+            on = _rolling_on(change.rolls_on_value, change.rolls_on, "adds")
+            headline += f"; {on} (Success or better {percent(change.rolls_on_success)})"
+        lands = ", ".join(f"{_values(r.first, r.last)} {_band(r.band)}" for r in change.ranges)
+        if change.rolls_down_value is not None:
+            lands += "; " + _rolling_on(change.rolls_down_value, change.rolls_down, "subtracts")
+        effects.append(
+            {
+                "use": change.use,
+                "points": change.points,
+                "headline": headline,
+                "detail": f"New roll {change.low} to {change.high}: {lands}",
+                "label": f"{headline}. {lands}".replace(" → ", " to ").replace("–", " to "),
+            }
+        )
+    return effects
 
 
 def dashboard(scene: Any) -> tuple[str, dict[str, Any]]:
