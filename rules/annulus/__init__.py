@@ -23,6 +23,10 @@ Public functions
 - ``hidden_count_distribution(*, length=None, ruleset=None)``: how many dice start hidden.
 - ``validate_ruleset(data)`` / ``DEFAULT_RULESET``; ``difficulty_needed``; ``training_dice``;
   ``toolkit_abilities``.
+- Toolkit odds, from the visible chain only: ``toolkit_effect(values, jammed, *, effect, index,
+  value=None)`` and ``best_set_value(values, jammed, *, index)`` -> ``ToolkitEffect`` (fewest
+  adjustments before and their exact chances after); ``reveal_effect(challenge, *, position)``
+  reads a hidden die and is for the GM's page only.
 - Roll functions (dice from the keyword-only ``rng``): ``roll_check`` (any pool),
   ``op_check`` (the adjustment's four-die check), ``challenge_check`` (three dice),
   ``toolkit_check``, ``setup_challenge``.
@@ -36,7 +40,8 @@ kept, ``to_dict()``); the challenge itself is the immutable ``Challenge`` with
 Modules (every name above is defined in one of them and re-exported here):
 ``chain`` (the chain and the solver), ``ruleset`` (campaign data, difficulties, training perks,
 toolkit abilities), ``checks`` (check pools and their odds), ``challenge`` (the ``Challenge``
-value and its set-up), ``moves`` (adjust, reveal, toolkit: the moves and their check rolls).
+value and its set-up), ``moves`` (adjust, reveal, toolkit: the moves and their check rolls),
+``spend_odds`` (what a toolkit ability buys).
 """
 
 from rules.annulus.chain import (  # noqa: F401 -- also re-exports names outside __all__
@@ -85,6 +90,12 @@ from rules.annulus.ruleset import (  # noqa: F401 -- also re-exports names outsi
     training_dice,
     validate_ruleset,
 )
+from rules.annulus.spend_odds import (
+    ToolkitEffect,
+    best_set_value,
+    reveal_effect,
+    toolkit_effect,
+)
 
 __all__ = [
     "DEFAULT_RULESET",
@@ -98,6 +109,10 @@ __all__ = [
     "RevealResult",
     "ToolkitAbility",
     "ToolkitResult",
+    "ToolkitEffect",
+    "best_set_value",
+    "reveal_effect",
+    "toolkit_effect",
     "adjust",
     "apply_adjustment",
     "apply_toolkit",

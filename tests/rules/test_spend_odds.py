@@ -9,8 +9,8 @@ from functools import cache
 
 import pytest
 
-from rules import conductor, percentile
-from rules.core import IllegalMoveError
+from rules import annulus, conductor, percentile
+from rules.core import IllegalMoveError, RulesError
 from tests.support.dice import Faces
 
 # --- conductor (seed 002): bennies --------------------------------------------------------------
@@ -190,3 +190,75 @@ def test_plot_point_changes_against_every_new_value(bonus):
         Fraction(0),
     )
     assert two.rolls_on_success == want
+
+
+# --- annulus (seed 000): toolkit abilities ------------------------------------------------------
+
+
+def solutions(length: int):
+    """Every solved chain: "every die ... is exactly one number different from every die it
+    neighbors", dice 1..12."""
+    chains = [(v,) for v in range(1, 13)]
+    for _ in range(length - 1):
+        chains = [c + (c[-1] + d,) for c in chains for d in (-1, 1) if 1 <= c[-1] + d <= 12]
+    return chains
+
+
+def fewest(values, jammed) -> int | None:
+    """Brute force: the cheapest solved chain reachable by +-1 steps, jammed dice fixed."""
+    costs = [
+        sum(abs(a - b) for a, b in zip(values, target, strict=True))
+        for target in solutions(len(values))
+        if all(target[i] == values[i] for i in jammed)
+    ]
+    return min(costs) if costs else None
+
+
+VISIBLE = [
+    (tuple(chain), frozenset(stuck))
+    for chain in itertools.product((1, 4, 7, 12), repeat=3)
+    for stuck in ((), (0,), (1,), (0, 2))
+] + [((7, 9, 7, 3, 11, 5), frozenset({2})), ((4, 6), frozenset({0, 1})), ((9,), frozenset())]
+
+
+@pytest.mark.parametrize(("values", "jammed"), VISIBLE)
+def test_toolkit_effects_against_every_new_number(values, jammed):
+    before = fewest(values, jammed)
+    for index in range(len(values)):
+        if index in jammed:
+            effect = annulus.toolkit_effect(values, jammed, effect="unjam", index=index)
+            assert effect.before == before
+            assert effect.after == {fewest(values, jammed - {index}): 1}
+            continue
+        counts = {}
+        for face in range(1, 13):
+            changed = values[:index] + (face,) + values[index + 1 :]
+            counts[face] = fewest(changed, jammed)
+            setting = annulus.toolkit_effect(
+                values, jammed, effect="set_value", index=index, value=face
+            )
+            assert (setting.before, setting.after) == (before, {counts[face]: 1})
+        # A reroll: each of the twelve numbers with 1/12.
+        reroll = annulus.toolkit_effect(values, jammed, effect="reroll", index=index)
+        want: dict = {}
+        for count in counts.values():
+            want[count] = want.get(count, Fraction(0)) + Fraction(1, 12)
+        assert reroll.after == want and sum(reroll.after.values()) == 1
+        # The best number to set: the fewest left, the lowest number on a tie.
+        best = annulus.best_set_value(values, jammed, index=index)
+        key = {f: (float("inf") if c is None else c, f) for f, c in counts.items()}
+        assert best.value == min(key, key=key.get)
+
+
+def test_a_reveal_is_refused_on_the_visible_chain_and_read_for_the_gm_only():
+    with pytest.raises(RulesError, match="hidden die"):
+        annulus.toolkit_effect((5, 6, 3), (), effect="reveal", index=0)
+    # Mask 2,1,2,2 hides position 1 (a 9); the players see [5][6][3].
+    challenge = annulus.setup_challenge(
+        difficulty="easy", types=["Finesse"], length=4, rng=Faces(2, 1, 2, 2, 5, 9, 6, 3)
+    )
+    assert challenge.visible_values() == (5, 6, 3)
+    effect = annulus.reveal_effect(challenge, position=1)
+    assert (effect.index, effect.value) == (1, 9)
+    assert effect.before == fewest((5, 6, 3), frozenset())
+    assert effect.after == {fewest((5, 9, 6, 3), frozenset()): 1}

@@ -119,22 +119,103 @@ def final_view(challenge: Challenge, state: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-def _toolkit(challenge: Challenge, rules: dict[str, Any]) -> list[dict[str, Any]]:
-    """The abilities with their odds (no training) and whether a failure greyed them out."""
-    return [
-        {
-            "name": tool.name,
-            "effect": tool.effect,
-            "description": tool.description,
-            "available": challenge.ability_available(tool.name),
-            "odds": percent(
-                annulus.toolkit_check_probability(
-                    ability=tool.name, difficulty=challenge.difficulty, ruleset=rules
+def _toolkit(challenge: Challenge, rules: dict[str, Any], *, gm: bool) -> list[dict[str, Any]]:
+    """The abilities with their odds (no training), whether a failure greyed them out, and
+    exactly what each buys if its check passes (issue 16): counted on the chain as the players
+    see it, so a player's page says nothing a hidden die decides. Only the GM's page says what
+    a reveal would show."""
+    tools = []
+    for tool in annulus.toolkit_abilities(ruleset=rules):
+        odds = percent(
+            annulus.toolkit_check_probability(
+                ability=tool.name, difficulty=challenge.difficulty, ruleset=rules
+            )
+        )
+        buys = _buys(challenge, tool.effect, gm=gm)
+        tools.append(
+            {
+                "name": tool.name,
+                "effect": tool.effect,
+                "description": tool.description,
+                "available": challenge.ability_available(tool.name),
+                "odds": odds,
+                **buys,
+                "label": f"Use {tool.name} (check passes {odds} without training): "
+                + buys["headline"].replace(" → ", " to "),
+            }
+        )
+    return tools
+
+
+def _left(count: int | None, *, short: bool = False) -> str:
+    """Fewest adjustments still needed, in words ("solved" at none, "unsolvable" at None)."""
+    if count is None:
+        return "unsolvable"
+    if count == 0:
+        return "solved"
+    return f"{count} left" if short else f"{count} adjustment{'s' if count != 1 else ''} left"
+
+
+def _buys(challenge: Challenge, effect: str, *, gm: bool) -> dict[str, Any]:
+    """``headline`` (what the ability does at best), ``lines`` (die by die) and ``choices``
+    (the die picker's options: visible index and text), from rules ``annulus.spend_odds``."""
+    values, jammed = challenge.visible_values(), challenge.visible_jammed()
+    now = _left(challenge.remaining_adjustments)
+    lines: list[str] = []
+    options: dict[int, str] = {}
+    if effect == "set_value":
+        best = None
+        for k in range(len(values)):
+            if k in jammed:
+                continue
+            found = annulus.best_set_value(values, jammed, index=k)
+            (after,) = found.after
+            options[k] = f"best {found.value}: {_left(after, short=True)}"
+            if best is None or _fewer(after, next(iter(best.after))):
+                best = found
+        if best is None:
+            return {"headline": "no die it can set", "lines": [], "choices": []}
+        headline = f"{now} → {_left(next(iter(best.after)))} (die {best.index + 1} to {best.value})"
+    elif effect == "unjam":
+        for k in jammed:
+            found = annulus.toolkit_effect(values, jammed, effect="unjam", index=k)
+            options[k] = _left(next(iter(found.after)))
+            lines.append(f"die {k + 1} ({values[k]}): {now} → {options[k]}")
+        headline = "; ".join(lines) if lines else "no jammed die to free"
+        lines = []
+    elif effect == "reroll":
+        for k, value in enumerate(values):
+            if k in jammed:
+                continue
+            found = annulus.toolkit_effect(values, jammed, effect="reroll", index=k)
+            shares = ", ".join(
+                f"{_left(count, short=True)} {percent(p)}" for count, p in found.after.items()
+            )
+            lines.append(f"die {k + 1} ({value}): {shares}")
+        headline = f"{now} now; a fresh d12 on the die (each number 1 in 12) leaves"
+    else:  # reveal: what it shows is a hidden die's, so only the GM's page may say it
+        if gm:
+            for position in challenge.hidden:
+                found = annulus.reveal_effect(challenge, position=position)
+                lines.append(
+                    f"position {position + 1} ({found.value}): {now} → "
+                    f"{_left(next(iter(found.after)))}"
                 )
-            ),
+        headline = f"{now} now; what it shows is hidden until it passes"
+    # The die picker: unjammed dice (jammed ones for unjam), each with what it would buy.
+    picks = jammed if effect == "unjam" else [k for k in range(len(values)) if k not in jammed]
+    choices = [
+        {
+            "index": k,
+            "text": f"die {k + 1}: {values[k]}" + (f" ({options[k]})" if k in options else ""),
         }
-        for tool in annulus.toolkit_abilities(ruleset=rules)
+        for k in picks
     ]
+    return {"headline": headline, "lines": lines, "choices": choices}
+
+
+def _fewer(a: int | None, b: int | None) -> bool:
+    return a is not None and (b is None or a < b)
 
 
 def _op_odds(challenge: Challenge, rules: dict[str, Any]) -> list[tuple[int, str]]:
@@ -182,7 +263,7 @@ def challenge_context(scene: Any, viewer: Any) -> dict[str, Any]:
     )
     ctx["view"] = view
     if not ended:
-        ctx["toolkit"] = _toolkit(challenge, rules)
+        ctx["toolkit"] = _toolkit(challenge, rules, gm=viewer.is_gm)
         ctx["op_odds"] = _op_odds(challenge, rules)
         ctx["op_dice"] = rules["op_check_dice"]
     return ctx
