@@ -29,6 +29,8 @@ Public functions and values:
   penalties=(), rng=None)`` -> ``CheckResult``: the roll function.
 - ``declare_action(...)`` -> ``PendingAction``; ``PendingAction.add_hinder``,
   ``.add_resist``, ``.resolve``, ``.odds``: an action with targets that others oppose.
+- ``opposition_effect(action, *, opposition, reactor)`` -> ``OppositionEffect``: every band
+  of the action before and after a successful hinder or resist (exact over the penalty die).
 - Results: ``Payment``, ``Penalty``, ``CheckResult``, ``Opposition``, ``TargetOutcome``,
   ``ActionOutcome``, each with ``to_dict()`` and ``from_dict()``.
 
@@ -37,7 +39,8 @@ system-neutral ``rules.turns.TurnTracker``.
 
 Modules (every name above is defined in one of them and re-exported here): ``ruleset`` (the
 seed's numbers, campaign data, association), ``checks`` (costs, penalties, the check), ``odds``
-(exact band odds) and ``opposition`` (hinder, resist, ``PendingAction``).
+(exact band odds), ``opposition`` (hinder, resist, ``PendingAction``) and ``spend_odds`` (what
+a hinder or resist buys).
 """
 
 from rules.two_dice.checks import (
@@ -88,8 +91,11 @@ from rules.two_dice.ruleset import (  # noqa: F401 -- also re-exports names outs
     linked_resources,
     validate_ruleset,
 )
+from rules.two_dice.spend_odds import OppositionEffect, opposition_effect
 
 __all__ = [
+    "OppositionEffect",
+    "opposition_effect",
     "BANDS",
     "DEFAULT_RULESET",
     "DICE_MODES",

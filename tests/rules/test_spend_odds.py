@@ -9,8 +9,8 @@ from functools import cache
 
 import pytest
 
-from rules import annulus, conductor, percentile
-from rules.core import IllegalMoveError, RulesError
+from rules import annulus, conductor, percentile, two_dice
+from rules.core import IllegalMoveError, RulesError, UnknownNameError
 from tests.support.dice import Faces
 
 # --- conductor (seed 002): bennies --------------------------------------------------------------
@@ -262,3 +262,71 @@ def test_a_reveal_is_refused_on_the_visible_chain_and_read_for_the_gm_only():
     assert (effect.index, effect.value) == (1, 9)
     assert effect.before == fewest((5, 6, 3), frozenset())
     assert effect.after == {fewest((5, 9, 6, 3), frozenset()): 1}
+
+
+# --- two_dice (seed 003): hinder and resist -----------------------------------------------------
+
+
+def two_dice_band(total: int, difficulty: str) -> str:
+    """Seed "Making Checks": 15+ succeeds, 20+ critical, 10 or lower a critical failure;
+    Trivial never worse than a success, Impossible never better than a failure (RULES-NOTES)."""
+    if total >= 20:
+        band = "critical_success"
+    elif total >= 15:
+        band = "success"
+    elif total <= 10:
+        band = "critical_failure"
+    else:
+        band = "failure"
+    if difficulty == "Trivial" and band in ("failure", "critical_failure"):
+        return "success"
+    if difficulty == "Impossible" and band in ("success", "critical_success"):
+        return "failure"
+    return band
+
+
+def counted_dice(difficulty: str):
+    """Every equally likely roll's two counted dice (seed: three dice keep the higher or lower
+    two; Trivial counts as 6+6, Impossible as 1+1)."""
+    if difficulty == "Trivial":
+        return [12]
+    if difficulty == "Impossible":
+        return [2]
+    if difficulty == "Normal":
+        return [a + b for a, b in itertools.product(range(1, 7), repeat=2)]
+    rolls = [sorted(r) for r in itertools.product(range(1, 7), repeat=3)]
+    return [sum(r[1:]) if difficulty == "Easy" else sum(r[:2]) for r in rolls]
+
+
+def enumerated(difficulty: str, attribute: int, penalty: int, die: bool) -> dict[str, Fraction]:
+    faces = range(1, 7) if die else [0]
+    outcomes = [(dice, face) for dice in counted_dice(difficulty) for face in faces]
+    out = dict.fromkeys(("critical_failure", "failure", "success", "critical_success"), Fraction(0))
+    for dice, face in outcomes:
+        out[two_dice_band(dice + attribute - penalty - face, difficulty)] += Fraction(
+            1, len(outcomes)
+        )
+    return out
+
+
+@pytest.mark.parametrize("difficulty", ["Trivial", "Easy", "Normal", "Hard", "Impossible"])
+@pytest.mark.parametrize(("attribute", "penalty"), [(3, 0), (8, 2), (12, 5)])
+def test_hinder_and_resist_against_every_roll_and_penalty_die(difficulty, attribute, penalty):
+    action = two_dice.declare_action(
+        actor="Ash",
+        targets=["Bryn"],
+        attribute="Might",
+        attribute_value=attribute,
+        difficulty=difficulty,
+        resource="Health",
+        resource_available=9,
+        penalties=[("Other penalty", penalty)] if penalty else [],
+    )
+    for kind, reactor in (("hinder", "Cato"), ("hinder", "Bryn"), ("resist", "Bryn")):
+        effect = two_dice.opposition_effect(action, opposition=kind, reactor=reactor)
+        assert effect.before == enumerated(difficulty, attribute, penalty, die=False)
+        assert effect.after == enumerated(difficulty, attribute, penalty, die=True)
+        now, then = action.success_if_opposed(kind, reactor)
+        assert (effect.success_before, effect.success_after) == (now, then)
+    with pytest.raises(UnknownNameError, match="not a target"):
+        two_dice.opposition_effect(action, opposition="resist", reactor="Cato")

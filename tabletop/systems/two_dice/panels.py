@@ -45,11 +45,15 @@ def _pending_context(
         }
         for t in action.targets
     ]
-    reactors = [
-        {**members[pid], "may_resist": pid in action.targets, "buys": _what_it_buys(action, pid)}
-        for pid in members
-        if pid != action.actor and pid not in opposed and members[pid]["can_react"]
-    ]
+    reactors = []
+    for pid in members:
+        if pid == action.actor or pid in opposed or not members[pid]["can_react"]:
+            continue
+        buys = _what_it_buys(action, pid)
+        label = _buys_label(name(action.actor), members[pid]["name"], buys)
+        reactors.append(
+            {**members[pid], "may_resist": pid in action.targets, "buys": buys, "label": label}
+        )
     return {
         "seq": raw["seq"],
         "actor": members.get(action.actor, {"name": action.actor, "owner_id": None}),
@@ -76,14 +80,46 @@ def _pending_context(
 
 
 def _what_it_buys(action: two_dice.PendingAction, reactor: str) -> list[dict[str, str]]:
-    """What a successful hinder (and, for a target, resist) would do to the action's chance of
-    success (exact, over the penalty die: rules ``success_if_opposed``)."""
+    """What a successful hinder (and, for a target, resist) would do to the action: its chance
+    of success and of every other band, before → after (exact, over the penalty die: rules
+    ``opposition_effect``)."""
     kinds = [two_dice.HINDER] + ([two_dice.RESIST] if reactor in action.targets else [])
     out = []
     for kind in kinds:
-        now, then = action.success_if_opposed(kind, reactor)
-        out.append({"kind": kind, "now": percent(now), "then": percent(then)})
+        effect = two_dice.opposition_effect(action, opposition=kind, reactor=reactor)
+        bands = ", ".join(
+            f"{_BAND_WORDS[band]} {percent(effect.before[band])} → {percent(effect.after[band])}"
+            for band in two_dice.BANDS
+            if effect.before[band] or effect.after[band]
+        )
+        out.append(
+            {
+                "kind": kind,
+                "now": percent(effect.success_before),
+                "then": percent(effect.success_after),
+                "bands": bands,
+            }
+        )
     return out
+
+
+#: The bands in the words of the seed's "Making Checks".
+_BAND_WORDS = {
+    two_dice.CRITICAL_FAILURE: "critical failure",
+    two_dice.FAILURE: "failure",
+    two_dice.SUCCESS: "success",
+    two_dice.CRITICAL_SUCCESS: "critical success",
+}
+
+
+def _buys_label(actor: str, reactor: str, buys: list[dict[str, str]]) -> str:
+    """The reaction button's accessible name: what a successful reaction buys, in words."""
+    said = "; ".join(
+        f"a successful {b['kind']}: {actor}'s check succeeds {b['now']} to {b['then']}"
+        + (f" against {reactor}" if b["kind"] == two_dice.RESIST else "")
+        for b in buys
+    )
+    return f"Roll the reaction for {reactor} ({said})"
 
 
 def turn_context(
