@@ -128,7 +128,7 @@ async def test_a_benny_spend_updates_the_card_and_the_party_for_everyone(monkeyp
     for socket in (gm, alice, bob):
         await socket.drain()
         text = html.unescape(socket.everything())
-        assert f'<article id="event-{roll.seq}" hx-swap-oob="outerHTML"' in text
+        assert f'<article id="event-{roll.seq}" hx-swap-oob="morph"' in text
         assert "2 hits" in text and "alice: benny +1 on die 1" in text
         assert 'id="party"' in text and '<td data-field="bennies">1</td>' in text
     assert 'id="gm-dashboard"' in gm.everything()

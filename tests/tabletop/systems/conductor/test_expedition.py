@@ -531,7 +531,7 @@ async def test_a_heal_applied_over_the_socket_updates_the_card_and_the_party(mon
     await settle(bob, gm, alice)
     for socket in (gm, alice, bob):
         text = html.unescape(socket.everything())
-        assert f'<article id="event-{roll.seq}" hx-swap-oob="outerHTML"' in text
+        assert f'<article id="event-{roll.seq}" hx-swap-oob="morph"' in text
         assert "On Brannoc's sheet: 3 → 1 hits" in text
         assert 'id="party"' in text
     await sync_to_async(brannoc.refresh_from_db)()
