@@ -1,7 +1,8 @@
 """Recording scene events and broadcasting them after commit.
 
 ``record_event`` is called by actions inside their transaction: it takes the next gapless seq under
-a row lock, stores the event and schedules ``broadcast_event`` with ``transaction.on_commit`` (a
+a row lock, stores the event (with its session ledger entry when every member knows of it,
+tabletop/scenes/ledger.py) and schedules ``broadcast_event`` with ``transaction.on_commit`` (a
 rolled-back action broadcasts nothing). The broadcast renders each viewer class's frame ONCE
 (GM, the actor, every other player) and sends it to that class's group; consumers only forward.
 """
@@ -18,7 +19,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from tabletop import systems
-from tabletop.scenes import kinds, outbox
+from tabletop.scenes import kinds, ledger, outbox
 from tabletop.scenes.audiences import (
     FULL,
     Viewer,
@@ -41,8 +42,10 @@ log = logging.getLogger(__name__)
 REPLAY_LIMIT = 500
 
 _NEXT_SEQ = (
-    f"UPDATE {Scene._meta.db_table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq"
+    f"UPDATE {Scene._meta.db_table} SET last_seq = last_seq + 1 WHERE id = %s "
+    "RETURNING last_seq, ledger_head"
 )
+_NEW_HEAD = f"UPDATE {Scene._meta.db_table} SET ledger_head = %s WHERE id = %s"
 
 
 def record_event(
@@ -60,7 +63,9 @@ def record_event(
     """Store an event with the scene's next seq and broadcast it once the transaction commits.
 
     Any non-public audience with secret data gets a commitment to that data, except a whisper:
-    nobody outside its ``recipients`` ever learns of it, so there is nothing to commit to.
+    nobody outside its ``recipients`` ever learns of it, so there is nothing to commit to. An
+    event every member knows of (everyone, private, blind) gets its ledger entry, chained to the
+    scene's head read by the same seq UPDATE; storing the new head is one more UPDATE.
     ``kind`` must be a registered ``EventKind`` (tabletop.scenes.kinds) that allows ``audience``.
     """
     assert transaction.get_connection().in_atomic_block, "record_event needs a transaction"
@@ -70,15 +75,16 @@ def record_event(
     if bool(recipients) != (audience == Audience.WHISPER):
         raise ValueError("A whisper, and only a whisper, names its recipients.")
     # The UPDATE takes the scene row's lock until commit, so concurrent events get 1, 2, 3, ...
-    # RETURNING (PostgreSQL, SQLite 3.35+): one round trip instead of an UPDATE and a SELECT.
+    # and each chain event reads the head its predecessor left. RETURNING (PostgreSQL, SQLite
+    # 3.35+): one round trip instead of an UPDATE and a SELECT.
     with transaction.get_connection().cursor() as cursor:
         cursor.execute(_NEXT_SEQ, [scene.pk])
-        (seq,) = cursor.fetchone()
+        seq, head = cursor.fetchone()
     scene.last_seq = seq
     commitment, nonce = "", ""
     if secret and audience not in (Audience.EVERYONE, Audience.WHISPER):
         commitment, nonce = commit(secret)
-    event = SceneEvent.objects.create(
+    event = SceneEvent(
         scene=scene,
         seq=seq,
         kind=kind,
@@ -91,7 +97,22 @@ def record_event(
         nonce=nonce,
         parent=parent,
         recipients=recipients,
+        created_at=timezone.now(),
     )
+    if ledger.in_chain(audience):
+        # The entry is frozen now: later spends may amend ``public``, never the chain.
+        event.ledger, event.ledger_hash = ledger.chain_entry(
+            event,
+            actor_name=actor.get_username() if actor is not None else None,
+            parent=parent,
+            prev=head,
+        )
+    event.save(force_insert=True)
+    if event.ledger_hash:
+        # The one statement a chain event adds; the row lock is still ours.
+        with transaction.get_connection().cursor() as cursor:
+            cursor.execute(_NEW_HEAD, [event.ledger_hash, scene.pk])
+        scene.ledger_head = event.ledger_hash
     transaction.on_commit(partial(broadcast_event, event))
     return event
 
@@ -180,6 +201,10 @@ def render_frame(event: SceneEvent, viewer: Viewer, *, live: bool) -> str:
     stale = stale_panels(event)
     if live and stale:
         parts.append(render_panels(event.scene, viewer, oob=True, only=stale))
+    if event.ledger_hash:
+        # A chain event moves the ledger head: every member's page shows the same new one.
+        context = {"ledger_head": event.ledger_hash, "oob": True}
+        parts.append(render_to_string("scenes/_ledger_head.html#ledger-head", context))
     return "".join(parts)
 
 

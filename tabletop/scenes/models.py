@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign
 
@@ -30,6 +31,9 @@ class Scene(models.Model):
     last_seq = models.PositiveIntegerField(default=0)
     # Live procedures (turn tracker, expedition, op challenge, ...) keyed by kind.
     state = models.JSONField(default=dict, blank=True)
+    # The session ledger's head: the hash of its newest entry ("" before the first), read and
+    # moved under the same row lock as ``last_seq`` (tabletop/scenes/ledger.py).
+    ledger_head = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     opened_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
@@ -79,7 +83,12 @@ class SceneEvent(models.Model):
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Set before the row is written (not auto_now_add) so its ledger entry holds the same time.
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # Its session ledger entry as recorded (events every member knows of: everyone, private,
+    # blind), frozen even when later spends change ``public``, and that entry's hash.
+    ledger = models.JSONField(null=True, blank=True)
+    ledger_hash = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["scene", "seq"]

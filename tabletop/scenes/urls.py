@@ -10,4 +10,7 @@ urlpatterns = [
     path("<int:pk>/close/", views.scene_status, {"change": "close"}, name="close"),
     path("<int:pk>/odds/", views.roll_odds, name="odds"),
     path("<int:pk>/earlier/", views.scene_earlier, name="earlier"),
+    path("<int:pk>/ledger.json", views.scene_ledger, {"fmt": "json"}, name="ledger_json"),
+    path("<int:pk>/ledger.md", views.scene_ledger, {"fmt": "md"}, name="ledger_md"),
+    path("<int:pk>/ledger.html", views.scene_ledger, {"fmt": "html"}, name="ledger_html"),
 ]

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from rules.core import RulesError
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
-from tabletop.scenes import actions
+from tabletop.scenes import actions, ledger
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_card, visible_page
 from tabletop.scenes.models import Scene
@@ -150,3 +150,18 @@ def scene_earlier(request: HttpRequest, pk: int) -> HttpResponse:
         "scenes/_earlier.html",
         {"scene": scene, "cards": cards, "earlier_before": events[0][0].seq if more else None},
     )
+
+
+@login_required
+@require_GET
+def scene_ledger(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    """The member's session ledger as a file (JSON, Markdown or a self-verifying HTML page):
+    the chain every member shares, and the details this member may see."""
+    scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
+    viewer = _viewer_for(scene.campaign, request)
+    doc = ledger.export(scene=scene, viewer=viewer, viewer_name=request.user.get_username())
+    body, content_type = ledger.render(doc, fmt)
+    response = HttpResponse(body, content_type=content_type)
+    # A download, never a page: the HTML's own script runs only from the saved file.
+    response["Content-Disposition"] = f'attachment; filename="{ledger.filename(scene, fmt)}"'
+    return response

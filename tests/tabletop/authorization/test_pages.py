@@ -141,6 +141,16 @@ CASES: dict[str, Case] = {
     "scenes:earlier": Case(
         lambda w: reverse("scenes:earlier", args=[w.table.scene.pk]) + "?before=2", members()
     ),
+    # The session ledger: each member downloads their own; a non-member gets 404.
+    "scenes:ledger_json": Case(
+        lambda w: reverse("scenes:ledger_json", args=[w.table.scene.pk]), members()
+    ),
+    "scenes:ledger_md": Case(
+        lambda w: reverse("scenes:ledger_md", args=[w.table.scene.pk]), members()
+    ),
+    "scenes:ledger_html": Case(
+        lambda w: reverse("scenes:ledger_html", args=[w.table.scene.pk]), members()
+    ),
 }
 
 #: A scene is created by POST to the list page: the GM only.

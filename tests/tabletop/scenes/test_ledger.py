@@ -1,0 +1,367 @@
+"""The session ledger of a played scene: it chains, verifies, is the same for every member, is
+frozen when recorded, moves the live head, and never gives a member a secret they may not see
+(in any of its three formats), like the live, page and replay paths."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import re
+
+import pytest
+from django.apps import apps
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from tabletop.scenes import actions, ledger
+from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.commitments import canonical_json
+from tabletop.scenes.events import record_event, render_frame
+from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.systems.conductor import bennies
+from tests.support.dice import Faces
+from tests.support.tables import make_table
+from tests.tabletop.systems.conductor.tables import conductor_table
+
+pytestmark = pytest.mark.django_db
+
+# 1d1000 + 100000: a total nothing else in a ledger can look like.
+DISTINCT = "1d1000+100000"
+WHISPERED = "quartz-heron-7731"
+FORMATS = ("json", "md", "html")
+
+
+def roll(table, actor, mode, expression=DISTINCT):
+    return actions.roll_make(
+        scene=table.scene,
+        actor=actor,
+        roll_kind="expression",
+        mode=mode,
+        data={"expression": expression},
+    )
+
+
+def play(table) -> dict[str, SceneEvent]:
+    """A short game night in every audience, some hidden rolls revealed and some not."""
+    t = table
+    played = {
+        "public": roll(t, t.alice, "public", "2d6"),
+        "private": roll(t, t.alice, "gm"),  # alice and the GM see it; bob a stub
+        "blind": roll(t, t.bob, "blind"),  # revealed below
+        "blind_kept": roll(t, t.bob, "blind"),  # not even bob sees it
+        "secret": roll(t, t.gm, "secret"),  # revealed below
+        "secret_kept": roll(t, t.gm, "secret"),
+        "self": roll(t, t.alice, "self"),
+        "line": actions.chat_say(scene=t.scene, actor=t.bob, text="Watch the door", to=[]),
+        "whisper": actions.chat_say(scene=t.scene, actor=t.alice, text=WHISPERED, to=[t.gm.pk]),
+    }
+    played["reveal_blind"] = actions.roll_reveal(scene=t.scene, actor=t.gm, seq=played["blind"].seq)
+    played["reveal_secret"] = actions.roll_reveal(
+        scene=t.scene, actor=t.gm, seq=played["secret"].seq
+    )
+    for event in played.values():
+        event.refresh_from_db()
+    return played
+
+
+def download(client, user, scene, fmt):
+    client.force_login(user)
+    return client.get(reverse(f"scenes:ledger_{fmt}", args=[scene.pk]))
+
+
+def exported(client, user, scene) -> dict:
+    return json.loads(download(client, user, scene, "json").content)
+
+
+def markers(event: SceneEvent) -> list[str]:
+    """What would give a hidden roll away: its dice, its total, its nonce."""
+    result = event.secret["result"]
+    return [result["breakdown"], f'"total":{result["total"]}', event.nonce]
+
+
+def holds(text: str, marker: str) -> bool:
+    compact = re.sub(r'":\s+', '":', text)  # the JSON export is indented
+    return marker in compact or marker in text
+
+
+def test_a_played_scene_chains_every_event_every_member_knows_of_and_verifies(table, client):
+    played = play(table)
+    doc = exported(client, table.gm, table.scene)
+    chain_seqs = [entry["seq"] for entry in doc["entries"]]
+    everyone_knows = SceneEvent.objects.filter(
+        scene=table.scene, audience__in=[Audience.EVERYONE, Audience.PRIVATE, Audience.BLIND]
+    ).order_by("seq")
+    assert chain_seqs == [event.seq for event in everyone_knows]
+    for hidden in ("secret", "secret_kept", "self", "whisper"):
+        assert played[hidden].seq not in chain_seqs
+    assert doc["entries"][0]["prev"] == ledger.GENESIS
+    for before, entry in zip(doc["entries"], doc["entries"][1:], strict=False):
+        assert entry["prev"] == before["hash"]
+    for entry in doc["entries"]:
+        body = {key: value for key, value in entry.items() if key != "hash"}
+        text = entry["prev"] + canonical_json(body)
+        assert entry["hash"] == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    table.scene.refresh_from_db()
+    assert doc["head"] == doc["entries"][-1]["hash"] == table.scene.ledger_head
+    report = ledger.verify(doc)
+    assert report.ok, report.summary()
+
+
+def test_an_entry_holds_what_every_member_may_know_and_a_reveal_opens_the_roll(table, client):
+    played = play(table)
+    doc = exported(client, table.bob, table.scene)
+    by_seq = {entry["seq"]: entry for entry in doc["entries"]}
+    private = by_seq[played["private"].seq]
+    assert private["public"] == {"roller": "alice", "mode": "gm"}  # the stub, nothing more
+    assert private["commitment"] == played["private"].commitment
+    assert private["actor"] == "alice" and private["audience"] == "private"
+    assert private["time"] == ledger.iso_time(played["private"].created_at)
+    assert private["time"].endswith("Z")
+    public = by_seq[played["public"].seq]
+    assert public["public"]["result"]["total"] == played["public"].public["result"]["total"]
+    assert "commitment" not in public
+    blind = played["blind"]
+    reveal = by_seq[played["reveal_blind"].seq]
+    assert reveal["kind"] == "reveal"
+    assert reveal["opening"] == {"seq": blind.seq, "secret": blind.secret, "nonce": blind.nonce}
+    opened = canonical_json(reveal["opening"]["secret"]) + ":" + reveal["opening"]["nonce"]
+    assert hashlib.sha256(opened.encode()).hexdigest() == by_seq[blind.seq]["commitment"]
+    # The stub entry is never changed by the reveal: the chain still verifies over it.
+    assert by_seq[blind.seq]["public"] == {"roller": "bob", "mode": "blind"}
+    # A GM-only roll's reveal opens nothing in the chain (it never held that commitment); the
+    # revealed roll is in every member's details, nonce and all.
+    assert "opening" not in by_seq[played["reveal_secret"].seq]
+    secret = played["secret"]
+    assert doc["details"][str(secret.seq)]["secret"] == secret.secret
+    assert doc["details"][str(secret.seq)]["nonce"] == secret.nonce
+
+
+def test_every_member_gets_the_same_chain_and_head_and_the_page_shows_it(table, client):
+    play(table)
+    docs = {user.username: exported(client, user, table.scene) for user in table_members(table)}
+    assert docs["gm"]["entries"] == docs["alice"]["entries"] == docs["bob"]["entries"]
+    heads = {doc["head"] for doc in docs.values()}
+    assert len(heads) == 1
+    for user in table_members(table):
+        client.force_login(user)
+        page = client.get(reverse("scenes:detail", args=[table.scene.pk])).content.decode()
+        shown = re.search(r'<code id="ledger-head"[^>]*>([0-9a-f]{64})</code>', page).group(1)
+        assert shown in heads
+        for fmt in FORMATS:
+            assert f'href="{reverse(f"scenes:ledger_{fmt}", args=[table.scene.pk])}"' in page
+    # The details differ: each member's own.
+    assert docs["gm"]["details"] != docs["bob"]["details"]
+
+
+def table_members(table):
+    return (table.gm, table.alice, table.bob)
+
+
+def test_a_players_export_never_holds_a_secret_they_may_not_see(table, client):
+    played = play(table)
+    for fmt in FORMATS:
+        files = {
+            user.username: download(client, user, table.scene, fmt).content.decode()
+            for user in table_members(table)
+        }
+        bob, alice, gm = files["bob"], files["alice"], files["gm"]
+        # Bob: alice's private roll, his own blind roll kept hidden, the GM's kept secret roll,
+        # alice's self roll and her whisper to the GM are none of his.
+        for name in ("private", "blind_kept", "secret_kept", "self"):
+            assert not any(holds(bob, m) for m in markers(played[name])), (fmt, name)
+        assert WHISPERED not in bob
+        # Alice sees her private roll but never its nonce; not bob's blind roll kept hidden,
+        # nor the GM's kept secret roll.
+        private = markers(played["private"])
+        assert holds(alice, private[0]) and not holds(alice, private[2]), fmt
+        for name in ("blind_kept", "secret_kept"):
+            assert not any(holds(alice, m) for m in markers(played[name])), (fmt, name)
+        assert WHISPERED in alice
+        # The GM sees every hidden result but no nonce before its reveal, and no self roll.
+        for name in ("private", "blind_kept", "secret_kept"):
+            found = markers(played[name])
+            assert holds(gm, found[0]) and not holds(gm, found[2]), (fmt, name)
+        assert not any(holds(gm, m) for m in markers(played["self"])), fmt
+        assert WHISPERED in gm
+        # Once revealed, a roll is everyone's, nonce and all.
+        for name in ("blind", "secret"):
+            assert all(holds(bob, m) for m in markers(played[name])), (fmt, name)
+
+
+def test_an_entry_is_frozen_when_recorded_though_a_spend_amends_the_roll(client):
+    table, hero, _ = conductor_table()
+    first = actions.roll_make(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="conductor_standard",
+        character=hero,
+        data={"skill_name": "Acrobatics", "difficulty": "8"},
+        rng=Faces(7),
+    )
+    entry = dict(first.ledger)
+    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=first.seq)
+    first.refresh_from_db()
+    assert "amended" in first.public  # the card changed...
+    assert first.ledger == entry and "amended" not in first.ledger["public"]  # ...its entry not
+    doc = exported(client, table.alice, table.scene)
+    assert [e["kind"] for e in doc["entries"]][-2:] == ["roll", "benny"]
+    assert ledger.verify(doc).ok
+
+
+def test_one_statement_more_per_chain_event_and_none_for_a_whisper(table):
+    def statements(**kwargs):
+        with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+            scene = Scene.objects.get(pk=table.scene.pk)
+            before = len(queries)
+            record_event(scene=scene, kind="chat", actor=table.alice, **kwargs)
+            return [q["sql"] for q in queries.captured_queries[before:]]
+
+    said = {"speaker": "alice", "text": "hi", "emote": False}
+    chained = statements(public=said)
+    whispered = statements(audience=Audience.WHISPER, secret=said, recipients=[table.bob.pk])
+    assert len(chained) == len(whispered) + 1
+    assert "ledger_head" in chained[-1] and not any("SET ledger_head" in q for q in whispered)
+    table.scene.refresh_from_db()
+    assert table.scene.ledger_head == SceneEvent.objects.get(scene=table.scene, seq=2).ledger_hash
+    assert SceneEvent.objects.get(scene=table.scene, seq=3).ledger is None
+
+
+def test_a_chain_events_frame_swaps_in_the_new_head_and_a_whisper_leaves_it(table):
+    line = actions.chat_say(scene=table.scene, actor=table.bob, text="Ready?", to=[])
+    whisper = actions.chat_say(scene=table.scene, actor=table.bob, text="psst", to=[table.gm.pk])
+    swap = f'<code id="ledger-head" class="ledger-hash" hx-swap-oob="true">{line.ledger_hash}<'
+    for viewer in (Viewer(table.gm.pk, True), Viewer(table.alice.pk, False), Viewer(None, False)):
+        assert swap in render_frame(line, viewer, live=True)
+        assert swap in render_frame(line, viewer, live=False)  # the replay brings it too
+    assert "ledger-head" not in render_frame(whisper, Viewer(table.gm.pk, True), live=True)
+
+
+def test_downloads_are_attachments_each_a_whole_ledger(table, client):
+    play(table)
+    head = exported(client, table.alice, table.scene)["head"]
+    for fmt, content_type in (
+        ("json", "application/json"),
+        ("md", "text/markdown"),
+        ("html", "text/html"),
+    ):
+        response = download(client, table.alice, table.scene, fmt)
+        assert response.status_code == 200
+        assert response["Content-Type"].startswith(content_type)
+        assert response["Content-Disposition"] == (
+            f'attachment; filename="ledger-scene-{table.scene.pk}.{fmt}"'
+        )
+        assert head in response.content.decode()
+    page = download(client, table.alice, table.scene, "html").content.decode()
+    assert ledger.read_document(page)["head"] == head  # the embedded JSON
+    assert "crypto.subtle" in page and 'id="ledger-status"' in page
+    markdown = download(client, table.alice, table.scene, "md").content.decode()
+    assert markdown.count("- hash: `") == len(exported(client, table.alice, table.scene)["entries"])
+
+
+def test_the_markdown_shows_typed_text_as_text(client):
+    table = make_table()
+    actions.chat_say(scene=table.scene, actor=table.bob, text="<b>*loud*</b> `x`", to=[])
+    markdown = download(client, table.bob, table.scene, "md").content.decode()
+    assert r"- said: \<b\>\*loud\*\<\/b\> \`x\`" in markdown
+    html_file = download(client, table.bob, table.scene, "html").content.decode()
+    assert "<b>*loud*</b>" not in html_file and "&lt;b&gt;*loud*&lt;/b&gt;" in html_file
+
+
+def test_only_members_download_a_ledger(table, client):
+    for fmt in FORMATS:
+        url = reverse(f"scenes:ledger_{fmt}", args=[table.scene.pk])
+        client.logout()
+        assert client.get(url).status_code == 302  # to the login page
+        client.force_login(table.outsider)
+        assert client.get(url).status_code == 404  # like the scene page: no scene to see
+        assert client.post(url).status_code in (403, 405)
+
+
+def test_the_data_migration_chains_the_events_recorded_before_it(table, client):
+    play(table)
+    live = exported(client, table.bob, table.scene)["entries"]
+    SceneEvent.objects.update(ledger=None, ledger_hash="")
+    Scene.objects.update(ledger_head="")
+    migration = importlib.import_module(
+        "tabletop.scenes.migrations.0004_ledger_for_recorded_events"
+    )
+    migration.build_chains(apps, None)
+    rebuilt = exported(client, table.bob, table.scene)
+    assert rebuilt["entries"] == live  # nothing was amended since: the same chain
+    assert ledger.verify(rebuilt).ok
+    assert Scene.objects.get(pk=table.scene.pk).ledger_head == rebuilt["head"]
+
+
+def test_a_secret_that_javascript_would_spell_otherwise_is_opened_as_its_committed_text():
+    parent = SceneEvent(
+        seq=4, secret={"movement": 12.0, "pace": 0.5}, nonce="ab" * 32, commitment="c" * 64
+    )
+    opening = ledger.opening_of(parent)
+    assert opening == {"seq": 4, "nonce": "ab" * 32, "text": '{"movement":12.0,"pace":0.5}'}
+    plain = SceneEvent(seq=5, secret={"pace": 0.5, "n": 3}, nonce="cd" * 32)
+    assert ledger.opening_of(plain)["secret"] == {"pace": 0.5, "n": 3}
+
+
+def test_for_javascript_reads_numbers_as_a_browser_does():
+    assert ledger.for_javascript({"a": 1.0, "b": [2.5, -0.0, True], "c": 2**60}) == {
+        "a": 1,
+        "b": [2.5, 0, True],
+        "c": float(2**60),
+    }
+    with pytest.raises(ValueError, match="not a JSON number"):
+        ledger.for_javascript({"x": float("nan")})
+
+
+# --- the command-line verifier -------------------------------------------------------------------
+
+
+def test_verify_ledger_says_verified_for_both_exports(table, client, tmp_path, capsys):
+    play(table)
+    for fmt in ("json", "html"):
+        path = tmp_path / f"ledger.{fmt}"
+        path.write_bytes(download(client, table.bob, table.scene, fmt).content)
+        call_command("verify_ledger", str(path))
+        out = capsys.readouterr().out
+        assert (
+            out.startswith("verified: ")
+            and table.scene.__class__.objects.get(pk=table.scene.pk).ledger_head in out
+        )
+
+
+def test_verify_ledger_names_the_entry_that_breaks_and_refuses_what_is_no_ledger(
+    table, client, tmp_path
+):
+    play(table)
+    doc = exported(client, table.bob, table.scene)
+    doc["entries"][2]["public"]["roller"] = "mallory"
+    path = tmp_path / "ledger.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(CommandError) as caught:
+        call_command("verify_ledger", str(path))
+    assert caught.value.returncode == 1
+    seq = doc["entries"][2]["seq"]
+    assert f"entry 3 (seq {seq}) was changed: its hash does not match its content." in str(
+        caught.value
+    )
+    for content, why in (
+        (b"\xff\xfe", "Not UTF-8 text"),
+        (b"{not json", "Not valid JSON"),
+        (b'{"head": "x"}', 'expected an object with an "entries" list'),
+        (b"<html><body>hello</body></html>", "holds no ledger"),
+        (b'{"entries": [], "head": NaN}', "NaN is not a JSON number"),
+    ):
+        path.write_bytes(content)
+        with pytest.raises(CommandError, match=why) as caught:
+            call_command("verify_ledger", str(path))
+        assert caught.value.returncode == 2
+    with pytest.raises(CommandError, match="Can't read"):
+        call_command("verify_ledger", str(tmp_path / "missing.json"))
+
+
+@pytest.fixture
+def table(db):
+    return make_table()
