@@ -142,6 +142,9 @@ NOT_PAGES: dict[str, str] = {
     "scenes:close": "POST only; it redirects to the scene",
     "scenes:odds": "an htmx fragment of the scene page's roll panels",
     "scenes:earlier": "an htmx fragment of the scene page's log",
+    "scenes:ledger_json": "a download (the session ledger), linked from the scene page's head",
+    "scenes:ledger_md": "a download (the session ledger), linked from the scene page's head",
+    "scenes:ledger_html": "a download that verifies itself opened from disk (test_ledger.py)",
     "admin": "Django's own admin, for staff; not part of the app's pages",
 }
 
