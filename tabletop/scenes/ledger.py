@@ -198,7 +198,7 @@ def export(*, scene: Scene, viewer: Viewer, viewer_name: str) -> dict[str, Any]:
     entries: list[dict[str, Any]] = []
     details: dict[str, Any] = {}
     events = SceneEvent.objects.filter(scene=scene).select_related("actor").order_by("seq")
-    for event in events:
+    for event in events.iterator(chunk_size=500):
         if event.ledger is not None:
             entries.append({**event.ledger, "hash": event.ledger_hash})
         if visibility(event, viewer) == FULL:

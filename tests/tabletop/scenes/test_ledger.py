@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import random
 import re
 
 import pytest
@@ -190,6 +191,43 @@ def test_a_players_export_never_holds_a_secret_they_may_not_see(table, client):
         # Once revealed, a roll is everyone's, nonce and all.
         for name in ("blind", "secret"):
             assert all(holds(bob, m) for m in markers(played[name])), (fmt, name)
+
+
+#: Who rolls in each hidden mode, and who is outside its audience (the blind roller too).
+OUTSIDERS = {
+    "gm": ("alice", ("bob",)),
+    "blind": ("alice", ("alice", "bob")),
+    "secret": ("gm", ("alice", "bob")),
+    "self": ("alice", ("gm", "bob")),
+}
+
+
+@pytest.mark.parametrize("mode", sorted(OUTSIDERS))
+def test_outsiders_get_the_same_ledger_whatever_a_hidden_roll_shows(table, client, mode):
+    roller, outsiders = OUTSIDERS[mode]
+    users = {user.username: user for user in table_members(table)}
+    files: dict[str, set[str]] = {name: set() for name in outsiders}
+    totals = set()
+    for seed in (1, 2):
+        undo = transaction.savepoint()
+        event = actions.roll_make(
+            scene=table.scene,
+            actor=users[roller],
+            roll_kind="expression",
+            mode=mode,
+            data={"expression": DISTINCT},
+            rng=random.Random(seed),
+        )
+        totals.add(event.secret["result"]["total"])
+        for name in outsiders:
+            text = download(client, users[name], table.scene, "json").content.decode()
+            # Hashes, commitments and times differ between any two rolls; nothing else may.
+            text = re.sub(r"[0-9a-f]{64}", "<hash>", text)
+            files[name].add(re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+Z", "<time>", text))
+        transaction.savepoint_rollback(undo)
+    assert len(totals) == 2  # two different outcomes...
+    for name in outsiders:
+        assert len(files[name]) == 1, (mode, name)  # ...and the same file for each outsider
 
 
 def test_an_entry_is_frozen_when_recorded_though_a_spend_amends_the_roll(client):
