@@ -250,6 +250,28 @@ def test_an_entry_is_frozen_when_recorded_though_a_spend_amends_the_roll(client)
     assert ledger.verify(doc).ok
 
 
+def test_an_op_challenges_end_opens_its_layout_in_the_chain(client):
+    from tabletop.systems.annulus import actions as challenges
+
+    table = make_table(system="annulus")
+    setup = challenges.challenge_setup(
+        scene=table.scene,
+        actor=table.gm,
+        difficulty="easy",
+        types=["Finesse"],
+        length=3,
+        rng=Faces(1, 2, 2, 5, 9, 11),  # the first die hidden (it shows 5)
+    )
+    sealed = exported(client, table.bob, table.scene)
+    assert '"mask"' not in json.dumps(sealed) and setup.nonce not in json.dumps(sealed)
+    end = challenges.challenge_call_off(scene=table.scene, actor=table.gm)
+    doc = exported(client, table.bob, table.scene)
+    (entry,) = [e for e in doc["entries"] if e["seq"] == end.seq]
+    setup.refresh_from_db()
+    assert entry["opening"] == {"seq": setup.seq, "secret": setup.secret, "nonce": setup.nonce}
+    assert ledger.verify(doc).ok
+
+
 def test_one_statement_more_per_chain_event_and_none_for_a_whisper(table):
     def statements(**kwargs):
         with transaction.atomic(), CaptureQueriesContext(connection) as queries:
