@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from rules.core import Result
+from rules.expression import parser
 from rules.expression.parser import _coerce
 from rules.expression.tree import (
     MAX_EXPLOSIONS,
@@ -401,7 +402,9 @@ def summary(text_or_expr: str | Expression) -> ExpressionSummary:
 
 
 def clear_caches() -> None:
-    """Forget every cached odds computation (the benchmarks time uncached work)."""
+    """Forget every cached odds computation and parsed tree (the benchmarks time uncached
+    work)."""
+    parser._parse.cache_clear()
     _fractions.cache_clear()
     _odds.cache_clear()
     _dice_counts.cache_clear()

@@ -6,6 +6,7 @@ position.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -201,13 +202,25 @@ class _Parser:
         return Dice(count, sides, explode_at, keep)
 
 
+#: Texts whose trees are kept: a table rolls the same few expressions all night.
+PARSE_CACHE_SIZE = 1024
+
+
 def parse(text: str) -> Expression:
     """Read a dice expression (grammar in the package docstring) into its frozen parse tree.
 
     Errors name the position (1-based): ``Unexpected 'x' at position 4 in '3d6x'; ...``.
+    The tree is frozen, so one text's tree is kept and shared (as d20 keeps its parsed trees):
+    a roll from text costs the roll, not the parse.
     """
     if not isinstance(text, str):
         raise ExpressionError(f"A dice expression is text like '3d6+2', not {text!r}.")
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
+def _parse(text: str) -> Expression:
+    # Refusals raise, and are not kept: only trees that parsed are.
     if len(text) > MAX_LENGTH:
         raise ExpressionTooLargeError(
             f"That expression is {len(text)} characters long; the most is {MAX_LENGTH}."

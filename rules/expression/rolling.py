@@ -6,12 +6,21 @@ keep/drop then chooses among all dice of the term.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rules import core
 from rules.core import Die, Result, Rng
-from rules.expression.parser import _coerce
-from rules.expression.tree import MAX_EXPLOSIONS, Dice, Expression, ExpressionTooLargeError
+from rules.expression.parser import PARSE_CACHE_SIZE, parse
+from rules.expression.tree import (
+    MAX_EXPLOSIONS,
+    Constant,
+    Dice,
+    Expression,
+    ExpressionError,
+    ExpressionTooLargeError,
+)
 
 # --- rolling --------------------------------------------------------------------------------
 
@@ -57,7 +66,14 @@ class ExpressionResult(Result):
 
 
 def _roll_dice(dice: Dice, rng: Rng) -> tuple[Die, ...]:
-    values = [core.roll_die(dice.sides, rng) for _ in range(dice.count)]
+    sides = dice.sides
+    if dice.explode_at is None and dice.keep is None:
+        # The usual roll ("3d6"): every die kept, none exploding.
+        return tuple(
+            _frozen(Die, {**_PLAIN_DIE, "sides": sides, "rolled": v, "value": v})
+            for v in [rng.randint(1, sides) for _ in range(dice.count)]
+        )
+    values = [core.roll_die(sides, rng) for _ in range(dice.count)]
     sources: list[int | None] = [None] * dice.count
     exploded = [False] * dice.count
     i = 0
@@ -87,16 +103,57 @@ def _roll_dice(dice: Dice, rng: Rng) -> tuple[Die, ...]:
         for j in dropped:
             kept[j] = False
     return tuple(
-        Die(
-            sides=dice.sides,
-            rolled=v,
-            value=v,
-            kept=kept[j],
-            exploded=exploded[j],
-            source=sources[j],
+        _frozen(
+            Die,
+            {
+                "sides": sides,
+                "rolled": v,
+                "value": v,
+                "kept": kept[j],
+                "exploded": exploded[j],
+                "bonus": 0,
+                "source": sources[j],
+            },
         )
         for j, v in enumerate(values)
     )
+
+
+_PLAIN_DIE = {"kept": True, "exploded": False, "bonus": 0, "source": None}
+
+
+def _frozen(cls: type, fields: dict) -> object:
+    """A frozen result dataclass built without its ``__init__``, which pays one guarded setattr
+    per field: most of a small roll's time. Only for the classes here and ``Die``, none of which
+    checks anything in ``__init__``; the object is as frozen as one built the usual way."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(fields)
+    return obj
+
+
+class _Step(NamedTuple):
+    operand: Dice | Constant
+    text: str  # canonical, e.g. "4d6kh3"
+    sign: int
+    multiplier: int
+
+
+class _Plan(NamedTuple):
+    """What rolling an expression needs besides dice: its canonical text and each term's."""
+
+    text: str
+    steps: tuple[_Step, ...]
+
+
+def _plan(expr: Expression) -> _Plan:
+    steps = tuple(_Step(t.operand, str(t.operand), t.sign, t.multiplier) for t in expr.terms)
+    return _Plan(str(expr), steps)
+
+
+@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
+def _plan_for_text(text: str) -> _Plan:
+    # A table rolls the same few texts all night: parse and spell them out once.
+    return _plan(parse(text))
 
 
 def roll(text_or_expr: str | Expression, *, rng: Rng | None = None) -> ExpressionResult:
@@ -107,23 +164,30 @@ def roll(text_or_expr: str | Expression, *, rng: Rng | None = None) -> Expressio
     Raises ``ExpressionTooLargeError`` if a dice term would explode more than ``MAX_EXPLOSIONS``
     times (the roll is stopped; nothing counts).
     """
-    expr = _coerce(text_or_expr)
+    if isinstance(text_or_expr, Expression):
+        plan = _plan(text_or_expr)
+    elif isinstance(text_or_expr, str):
+        plan = _plan_for_text(text_or_expr)
+    else:
+        raise ExpressionError(f"A dice expression is text like '3d6+2', not {text_or_expr!r}.")
     rng = core.resolve_rng(rng)
     results = []
-    for term in expr.terms:
-        op = term.operand
+    for op, text, sign, multiplier in plan.steps:
         if isinstance(op, Dice):
             dice = _roll_dice(op, rng)
             base = sum(d.value for d in dice if d.kept)
         else:
             dice, base = (), op.value
         results.append(
-            TermResult(
-                text=str(op),
-                sign=term.sign,
-                multiplier=term.multiplier,
-                dice=dice,
-                subtotal=term.sign * term.multiplier * base,
+            _frozen(
+                TermResult,
+                {
+                    "text": text,
+                    "sign": sign,
+                    "multiplier": multiplier,
+                    "dice": dice,
+                    "subtotal": sign * multiplier * base,
+                },
             )
         )
     total = sum(t.subtotal for t in results)
@@ -133,9 +197,12 @@ def roll(text_or_expr: str | Expression, *, rng: Rng | None = None) -> Expressio
             parts.append(("-" if t.sign < 0 else "") + t.breakdown())
         else:
             parts.append(f"{'-' if t.sign < 0 else '+'} {t.breakdown()}")
-    return ExpressionResult(
-        expression=str(expr),
-        terms=tuple(results),
-        total=total,
-        breakdown=f"{' '.join(parts)} = {total}",
+    return _frozen(
+        ExpressionResult,
+        {
+            "expression": plan.text,
+            "terms": tuple(results),
+            "total": total,
+            "breakdown": f"{' '.join(parts)} = {total}",
+        },
     )
