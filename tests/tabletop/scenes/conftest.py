@@ -81,6 +81,25 @@ async def connect(
     return socket
 
 
+async def seat_table(table) -> tuple[Socket, Socket, Socket]:
+    """The GM's, alice's and bob's sockets on the table's scene, with what came before the
+    test's own actions drained and forgotten."""
+    socks = (
+        await connect(table.gm, table.scene),
+        await connect(table.alice, table.scene),
+        await connect(table.bob, table.scene),
+    )
+    for sock in socks:
+        await sock.drain()
+        sock.frames.clear()
+    return socks
+
+
+async def drain_all(*socks: Socket) -> None:
+    for sock in socks:
+        await sock.drain()
+
+
 def events(kind: str) -> list[SceneEvent]:
     """The scene events of one kind, in order."""
     return list(SceneEvent.objects.filter(kind=kind).order_by("seq"))

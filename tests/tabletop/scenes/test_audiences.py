@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from tabletop.scenes.commitments import verify
 from tabletop.scenes.models import SceneEvent
-from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.scenes.conftest import connect, drain_all, seat_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
 
@@ -27,26 +27,9 @@ def secret_markers(event: SceneEvent) -> list[str]:
     return [str(result["total"]), result["breakdown"], event.nonce, "data-secret"]
 
 
-async def sockets(table):
-    socks = (
-        await connect(table.gm, table.scene),
-        await connect(table.alice, table.scene),
-        await connect(table.bob, table.scene),
-    )
-    for sock in socks:
-        await sock.drain()
-        sock.frames.clear()  # what came before the test's own actions
-    return socks
-
-
-async def drain_all(*socks):
-    for sock in socks:
-        await sock.drain()
-
-
 @pytest.mark.parametrize("mode", ["blind", "gm"])
 async def test_hidden_roll_reaches_no_player_until_revealed(table, mode):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await alice.send(command="roll", roll_kind="expression", expression=DISTINCT, mode=mode)
     await drain_all(gm, alice, bob)
     event = await sync_to_async(latest_roll)()
@@ -78,7 +61,7 @@ async def test_hidden_roll_reaches_no_player_until_revealed(table, mode):
 
 
 async def test_self_roll_reaches_only_the_roller(table):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await alice.send(command="roll", roll_kind="expression", expression=DISTINCT, mode="self")
     await drain_all(gm, alice, bob)
     event = await sync_to_async(latest_roll)()
@@ -90,7 +73,7 @@ async def test_self_roll_reaches_only_the_roller(table):
 
 
 async def test_gm_secret_roll_reaches_no_player(table):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await gm.send(command="roll", roll_kind="expression", expression=DISTINCT, mode="secret")
     await drain_all(gm, alice, bob)
     event = await sync_to_async(latest_roll)()
@@ -104,7 +87,7 @@ async def test_gm_secret_roll_reaches_no_player(table):
 
 
 async def test_public_roll_reaches_everyone(table):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await bob.send(command="roll", roll_kind="expression", expression=DISTINCT, mode="public")
     await drain_all(gm, alice, bob)
     event = await sync_to_async(latest_roll)()
@@ -116,7 +99,7 @@ async def test_public_roll_reaches_everyone(table):
 
 
 async def test_page_load_and_replay_apply_the_same_filter(table, client):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await alice.send(command="roll", roll_kind="expression", expression=DISTINCT, mode="blind")
     await drain_all(gm, alice, bob)
     event = await sync_to_async(latest_roll)()
@@ -143,7 +126,7 @@ async def test_page_load_and_replay_apply_the_same_filter(table, client):
 async def test_removed_player_socket_closes_and_gets_nothing_more(table):
     from tabletop.campaigns.actions import member_remove
 
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await sync_to_async(member_remove)(campaign=table.campaign, actor=table.gm, user=table.bob)
     ended = await bob.communicator.receive_json_from(timeout=2)
     assert ended == {"type": "ended", "reason": "removed"}

@@ -9,29 +9,12 @@ from django.urls import reverse
 
 from tabletop.scenes.actions.chat import CHAT_LIMIT
 from tabletop.scenes.models import Audience, SceneEvent
-from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.scenes.conftest import connect, drain_all, seat_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
 
 # Words no other text on the page can look like.
 WHISPERED = "quartz-heron-7731"
-
-
-async def sockets(table):
-    socks = (
-        await connect(table.gm, table.scene),
-        await connect(table.alice, table.scene),
-        await connect(table.bob, table.scene),
-    )
-    for sock in socks:
-        await sock.drain()
-        sock.frames.clear()
-    return socks
-
-
-async def drain_all(*socks):
-    for sock in socks:
-        await sock.drain()
 
 
 async def close_all(*socks):
@@ -49,7 +32,7 @@ def page_for(client, user, scene) -> str:
 
 
 async def test_a_line_reaches_everyone_escaped_with_emphasis(table):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await alice.send(command="chat", text="Watch the *left* door, **now** <b>x</b>")
     await drain_all(gm, alice, bob)
     for sock in (gm, alice, bob):
@@ -64,7 +47,7 @@ async def test_a_line_reaches_everyone_escaped_with_emphasis(table):
 
 
 async def test_an_emote_is_said_in_the_third_person(table):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await bob.send(command="chat", text="/me draws his sword")
     await drain_all(gm, alice, bob)
     (event,) = await sync_to_async(chat_events)()
@@ -80,7 +63,7 @@ async def test_an_emote_is_said_in_the_third_person(table):
 )
 async def test_a_whisper_never_reaches_anyone_else(table, client, sender, to, outsider):
     users = {"gm": table.gm, "alice": table.alice, "bob": table.bob}
-    socks = dict(zip(("gm", "alice", "bob"), await sockets(table), strict=True))
+    socks = dict(zip(("gm", "alice", "bob"), await seat_table(table), strict=True))
     to_ids = [users[name].pk for name in to]
     await socks[sender].send(command="chat", text=f"psst {WHISPERED}", to=to_ids)
     await drain_all(*socks.values())
@@ -111,7 +94,7 @@ async def test_a_whisper_never_reaches_anyone_else(table, client, sender, to, ou
 
 
 async def test_a_whisper_to_several_names_them_all(table):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await alice.send(command="chat", text=WHISPERED, to=[table.bob.pk, str(table.gm.pk)])
     await drain_all(gm, alice, bob)
     (event,) = await sync_to_async(chat_events)()
@@ -151,7 +134,7 @@ async def test_bad_chat_gets_a_clear_message_and_records_nothing(table, frame, m
 
 
 async def test_a_whisper_cannot_be_revealed(table):
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     await alice.send(command="chat", text=WHISPERED, to=[table.gm.pk])
     await drain_all(gm, alice, bob)
     (event,) = await sync_to_async(chat_events)()

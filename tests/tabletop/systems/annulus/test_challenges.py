@@ -24,7 +24,7 @@ from tabletop.systems.annulus.actions import STATE_KEY
 from tests.support.dice import Always, Faces, script_dice
 from tests.support.tables import make_table
 from tests.tabletop.conftest import requires_postgres
-from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.scenes.conftest import connect, seat_table
 from tests.tabletop.systems.annulus.tables import annulus_table
 
 PASS = (6, 6, 1, 1)  # two successes on the four-die op check: passes "easy" (needs 2)
@@ -424,24 +424,13 @@ def challenge_secrets(setup: SceneEvent) -> list[str]:
     return [setup.nonce, canonical_json(setup.secret)]
 
 
-async def sockets(table):
-    socks = (
-        await connect(table.gm, table.scene),
-        await connect(table.alice, table.scene),
-        await connect(table.bob, table.scene),
-    )
-    for sock in socks:
-        sock.frames.clear()
-    return socks
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("close_db_after")
 async def test_a_whole_challenge_over_the_sockets_leaks_nothing_to_players(monkeypatch):
     table, mira, dorrin = await sync_to_async(annulus_table)()
     dice = Faces()
     script_dice(monkeypatch, dice)
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     page = Client()
     await sync_to_async(page.force_login)(table.alice)
     url = reverse("scenes:detail", args=[table.scene.pk])
@@ -563,7 +552,7 @@ async def test_a_stale_click_over_the_socket_gets_a_clear_error(monkeypatch):
     table, _, _ = await sync_to_async(annulus_table)()
     await sync_to_async(set_up)(table, (2, 2, 2), (5, 9, 7))
     script_dice(monkeypatch, Always())
-    gm, alice, bob = await sockets(table)
+    gm, alice, bob = await seat_table(table)
     command = {"command": "challenge_adjust", "die": "1", "direction": "-1", "seen": "9"}
     await alice.send(**command, in_view="3")
     await bob.send(**command, in_view="3")
