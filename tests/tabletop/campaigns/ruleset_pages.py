@@ -8,7 +8,36 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from django.urls import reverse
+
+from tests.tabletop.campaigns.conftest import make_campaign
+
+
+def gm_campaign(system: str):
+    """A module's ``campaign`` fixture: a campaign of ``system``, its GM logged in on the
+    client (``campaign = gm_campaign("two_dice")``)."""
+
+    @pytest.fixture
+    def campaign(client, django_user_model):
+        gm = django_user_model.objects.create_user(username="gwen", password="pw-gm-12345")
+        client.force_login(gm)
+        return make_campaign(gm, system=system)
+
+    return campaign
+
+
+def refused(client, campaign, changes: dict[str, Any]) -> list[str]:
+    """Post the page as shown but for ``changes`` (input name -> value): the page must come
+    back with errors and the stored ruleset stay as it was. The page's messages."""
+    before = dict(campaign.ruleset or {})
+    data = untouched(page_form(client, campaign))
+    data.update(changes)
+    response = post(client, campaign, data)
+    assert response.status_code == 200
+    campaign.refresh_from_db()
+    assert campaign.ruleset == before, "a refused page changed the ruleset"
+    return messages(response)
 
 
 def settings_url(campaign) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from rules import conductor
-from tests.tabletop.campaigns.conftest import make_campaign
 from tests.tabletop.campaigns.ruleset_pages import (
     cell,
+    gm_campaign,
     group_input,
     messages,
     new_name,
@@ -24,11 +24,7 @@ from tests.tabletop.campaigns.ruleset_pages import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def campaign(client, django_user_model):
-    gm = django_user_model.objects.create_user(username="gwen", password="pw-gm-12345")
-    client.force_login(gm)
-    return make_campaign(gm, system="conductor")
+campaign = gm_campaign("conductor")
 
 
 def test_the_wilderness_is_one_labelled_input_per_number(client, campaign):

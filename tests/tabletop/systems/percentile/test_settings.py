@@ -10,9 +10,9 @@ import pytest
 
 from rules import percentile
 from tabletop.systems.percentile.settings import parse_entry, show_entry
-from tests.tabletop.campaigns.conftest import make_campaign
 from tests.tabletop.campaigns.ruleset_pages import (
     cell,
+    gm_campaign,
     messages,
     new_name,
     page_form,
@@ -26,11 +26,7 @@ from tests.tabletop.campaigns.ruleset_pages import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def campaign(client, django_user_model):
-    gm = django_user_model.objects.create_user(username="gwen", password="pw-gm-12345")
-    client.force_login(gm)
-    return make_campaign(gm, system="percentile")
+campaign = gm_campaign("percentile")
 
 
 def saved(client, campaign, data):

@@ -8,13 +8,14 @@ from __future__ import annotations
 import pytest
 
 from rules import two_dice
-from tests.tabletop.campaigns.conftest import make_campaign
 from tests.tabletop.campaigns.ruleset_pages import (
     cell,
+    gm_campaign,
     messages,
     new_name,
     page_form,
     post,
+    refused,
     remove_box,
     section,
     untouched,
@@ -23,11 +24,7 @@ from tests.tabletop.campaigns.ruleset_pages import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def campaign(client, django_user_model):
-    gm = django_user_model.objects.create_user(username="gwen", password="pw-gm-12345")
-    client.force_login(gm)
-    return make_campaign(gm, system="two_dice")
+campaign = gm_campaign("two_dice")
 
 
 def test_the_difficulties_are_a_table_with_the_seeds_dice_modes(client, campaign):
@@ -99,13 +96,7 @@ def test_a_bad_difficulty_names_its_row_and_field_and_nothing_changes(
     client, campaign, row, column, value, message
 ):
     form = page_form(client, campaign)
-    data = untouched(form)
-    data[cell(form, "difficulties", row, column)] = value
-    response = post(client, campaign, data)
-    assert response.status_code == 200
-    assert message in messages(response)
-    campaign.refresh_from_db()
-    assert campaign.ruleset == {}
+    assert message in refused(client, campaign, {cell(form, "difficulties", row, column): value})
 
 
 def test_extra_dice_on_a_plain_roll_are_refused_by_the_rules(client, campaign):
