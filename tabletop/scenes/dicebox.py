@@ -1,11 +1,24 @@
-"""The free-form dice box: ``3d6+2``, ``4d10k2``, ``2d6!``, offered in every system."""
+"""The free-form dice box: ``3d6+2``, ``4d10k2``, ``2d6!``, offered in every system.
+
+Its statistics bands are its totals, lowest (the "worst") to highest, from the exact
+distribution of ``rules.expression``; a wide spread is grouped into ranges of about equal
+chance (``total_bands``) so a roll stores a short list.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from rules import expression
 from tabletop.scenes.rollkinds import RollKind, RollOutcome, field_str, odds_rows, register_generic
+
+#: Most totals stored one by one (a d100's); a wider spread is grouped into ``STATS_GROUPS``.
+STATS_MAX_BANDS = 100
+STATS_GROUPS = 40
+#: Between the two ends of a range of totals: "7–9".
+RANGE = "–"
 
 
 def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> RollOutcome:
@@ -18,10 +31,41 @@ def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> Rol
     )
 
 
+def total_bands(dist: Mapping[int, Fraction]) -> list[tuple[str, Fraction]]:
+    """The totals' exact chances, lowest first; past ``STATS_MAX_BANDS`` totals, contiguous
+    ranges of about 1/``STATS_GROUPS`` chance each ("7–9"), worked out from the distribution
+    alone so every roll of one expression gets the same ranges."""
+    items = sorted((total, p) for total, p in dist.items() if p)
+    if len(items) <= STATS_MAX_BANDS:
+        return [(str(total), p) for total, p in items]
+    out: list[tuple[str, Fraction]] = []
+    start, chance, cumulative = None, Fraction(0), Fraction(0)
+    for i, (total, p) in enumerate(items):
+        start = total if start is None else start
+        chance += p
+        cumulative += p
+        if cumulative >= Fraction(len(out) + 1, STATS_GROUPS) or i == len(items) - 1:
+            out.append((str(total) if start == total else f"{start}{RANGE}{total}", chance))
+            start, chance = None, Fraction(0)
+    return out
+
+
+def total_landed(outcome: RollOutcome, keys: tuple[str, ...]) -> str | None:
+    """The band (a total, or a range of totals) a roll's total is in."""
+    total = outcome.detail.get("total")
+    if not isinstance(total, int) or isinstance(total, bool):
+        return None
+    for key in keys:
+        low, _, high = key.partition(RANGE)
+        if int(low) <= total <= int(high or low):
+            return key
+    return None
+
+
 def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
     text = field_str(data, "expression", label="Dice expression", max_length=200)
     dist = expression.distribution(text)
-    return {"rows": odds_rows(dict(sorted(dist.items())))}
+    return {"rows": odds_rows(dict(sorted(dist.items()))), "bands": total_bands(dist)}
 
 
 register_generic(
@@ -32,5 +76,6 @@ register_generic(
         form="scenes/dicebox/form.html",
         roll=roll,
         odds=odds,
+        band_of=total_landed,
     )
 )

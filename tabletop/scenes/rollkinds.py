@@ -9,8 +9,8 @@ to it, for cards and commands.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -38,8 +38,18 @@ class RollKind:
     roll: Callable[..., RollOutcome] | None = None
     form: str = ""  # the roll panel's fields (a template)
     #: odds(*, data, character, ruleset) -> {"rows", "note"} for the odds panel, and, when the
-    #: roll has one goal, "chance" (a Fraction) and "goal" ("to succeed"): the card's headline.
+    #: roll has one goal, "chance" (a Fraction) and "goal" ("to succeed"): the card's headline;
+    #: "bands": every outcome band's exact chance, worst to best (``ordered_bands``), stored with
+    #: the roll for the dice statistics (tabletop/stats).
     odds: Callable[..., dict[str, Any]] | None = None
+    #: band_of(outcome, keys) -> which of the stored bands' keys a roll landed in (None: none
+    #: of them). Default: the outcome's ``outcome`` (a band or degree name).
+    band_of: Callable[[RollOutcome, tuple[str, ...]], str | None] | None = None
+    #: How the statistics page names each band (default: the key, its ``_`` as spaces).
+    band_labels: Mapping[str, str] = field(default_factory=dict)
+    #: Why rolls of this kind never store odds (the statistics page says so): "their odds
+    #: depend on the other side's roll". Empty for kinds whose rolls do.
+    no_odds: str = ""
     targets_foe: bool = False  # the panel may pick a foe, whose difficulty the roll is against
     on_panel: bool = True  # False: rolled by a procedure only (the GM's perception roll)
     #: What a roll of this kind sets going at the table once everyone may see it (a foe that
@@ -157,21 +167,102 @@ def headline_odds(
     kind: RollKind, *, data: Mapping[str, Any], character: Any, ruleset: Any
 ) -> dict[str, str] | None:
     """The chance a roll had before it was made, as stored with it and shown on its card:
-    ``{"percent": "41.7%", "value": "0.4167", "goal": "to succeed"}``. None when the kind has
-    no single goal (the dice box) or its odds can't be worked out: the roll is made anyway.
-    Strings only, so the commitment to a hidden roll hashes the same in every browser."""
+    ``{"percent": "41.7%", "value": "0.4167", "goal": "to succeed"}``, and every outcome band's
+    exact chance worst to best, ``"bands": [["failure", "7/12"], ["success", "5/12"]]``, for
+    the dice statistics (``record_roll`` adds the band it landed in). Only the bands when the
+    kind has no single goal (the dice box); None when its odds can't be worked out: the roll
+    is made anyway. Strings only, so the commitment to a hidden roll hashes the same in every
+    browser."""
     if kind.odds is None:
         return None
     try:
         odds = kind.odds(data=dict(data), character=character, ruleset=ruleset)
     except (ValidationError, RulesError):
         return None
-    chance = odds.get("chance") if isinstance(odds, Mapping) else None
-    if not isinstance(chance, Fraction) or not 0 <= chance <= 1:
+    return stored_odds(odds)
+
+
+def stored_odds(odds: Any) -> dict[str, Any] | None:
+    """An odds function's answer as a roll stores it (``headline_odds``): also for the rolls a
+    procedure makes with odds it worked out itself."""
+    if not isinstance(odds, Mapping):
         return None
-    goal = odds.get("goal")
-    return {
-        "percent": percent(chance),
-        "value": f"{float(chance):.4f}",
-        "goal": goal if isinstance(goal, str) and goal else "to succeed",
-    }
+    out: dict[str, Any] = {}
+    chance = odds.get("chance")
+    if isinstance(chance, Fraction) and 0 <= chance <= 1:
+        goal = odds.get("goal")
+        out.update(
+            percent=percent(chance),
+            value=f"{float(chance):.4f}",
+            goal=goal if isinstance(goal, str) and goal else "to succeed",
+        )
+    bands = _stored_bands(odds.get("bands"))
+    if bands:
+        out["bands"] = bands
+    return out or None
+
+
+def ordered_bands(
+    dist: Mapping[Any, Fraction], order: Iterable[Any] | None = None
+) -> list[tuple[str, Fraction]]:
+    """A distribution as the statistics store it: (band key, exact chance) from the worst band
+    to the best, bands that can't happen left out. ``order``: the keys worst to best (default:
+    the keys sorted, for numbers: more is better)."""
+    keys = list(order) if order is not None else sorted(dist)
+    return [(str(k), dist[k]) for k in keys if dist.get(k)]
+
+
+def hit_bands(dist: Mapping[int, Fraction], top: int) -> list[tuple[str, Fraction]]:
+    """Counts 0..top-1 and "top+" (everything from ``top`` up), for the statistics: one set of
+    bands for every roll of a kind whatever its pool, so their counts add up."""
+    out = [(str(n), dist.get(n, Fraction(0))) for n in range(top)]
+    out.append((f"{top}+", sum((p for n, p in dist.items() if n >= top), Fraction(0))))
+    return [(k, p) for k, p in out if p]
+
+
+def hits_band(hits: Any, keys: tuple[str, ...]) -> str | None:
+    """The band of ``hit_bands`` a count of hits falls in."""
+    if not isinstance(hits, int) or isinstance(hits, bool) or hits < 0:
+        return None
+    for key in keys:
+        if key == str(hits) or (key.endswith("+") and hits >= int(key[:-1])):
+            return key
+    return None
+
+
+def _stored_bands(raw: Any) -> list[list[str]] | None:
+    """The odds function's bands as stored: ``[[key, "5/12"], ...]`` (bands that can't happen
+    left out), or None when they are not a distribution (unique keys, exact chances in [0, 1]
+    that add up to exactly 1)."""
+    if not isinstance(raw, list | tuple) or not raw:
+        return None
+    out, keys, total = [], set(), Fraction(0)
+    for item in raw:
+        if not isinstance(item, list | tuple) or len(item) != 2:
+            return None
+        key, p = item
+        if not isinstance(key, str) or not key or key in keys or not isinstance(p, Fraction):
+            return None
+        if not 0 <= p <= 1:
+            return None
+        keys.add(key)
+        total += p
+        if p:
+            out.append([key, str(p)])
+    return out if total == 1 else None
+
+
+def landed_band(kind: RollKind | None, odds: Mapping[str, Any] | None, outcome: RollOutcome):
+    """``odds`` with the band the roll landed in (``"band"``), worked out from its outcome; its
+    ``bands`` dropped when the outcome is in none of them (nothing the statistics could use)."""
+    if not odds or "bands" not in odds:
+        return odds
+    keys = tuple(key for key, _ in odds["bands"])
+    if kind is not None and kind.band_of is not None:
+        band = kind.band_of(outcome, keys)
+    else:
+        band = outcome.outcome or None
+    if band in keys:
+        return {**odds, "band": band}
+    rest = {k: v for k, v in odds.items() if k != "bands"}
+    return rest or None

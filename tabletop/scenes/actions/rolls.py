@@ -23,7 +23,13 @@ from tabletop.scenes.events import record_event, reveal_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES, ROLL_MODES
-from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, headline_odds, offered
+from tabletop.scenes.rollkinds import (
+    ROLL_KINDS,
+    RollOutcome,
+    headline_odds,
+    landed_band,
+    offered,
+)
 
 __all__ = ["ROLL_MODES", "record_roll", "roll_make", "roll_reveal"]
 
@@ -47,7 +53,9 @@ def record_roll(
     the rest is its ``secret``, committed to. ``roller``: who the card says rolled, when not
     the actor (a foe striking back). ``odds``: the chance it had before it was made
     (``rollkinds.headline_odds``); a hidden roll's odds are secret like its dice, since they
-    tell what was tried (how hard, with what)."""
+    tell what was tried (how hard, with what). With its bands (the exact distribution of its
+    outcomes) it also gets the band it landed in, for the dice statistics."""
+    odds = landed_band(ROLL_KINDS.get(roll_kind), odds, outcome)
     roll = {
         "roll_kind": roll_kind,
         "label": label,

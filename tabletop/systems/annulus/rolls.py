@@ -32,6 +32,8 @@ CHECKS = {
     "op": ("op_check", "Op check"),
 }
 PASS_LABELS = {"pass": "Pass", "fail": "Fail"}
+#: The dice statistics' bands: a check's outcome ("failure", "success") named as the card does.
+BAND_LABELS = {"failure": "Fail", "success": "Pass"}
 
 
 def _parse(data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
@@ -112,6 +114,7 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
         ),
         "chance": p,
         "goal": "to pass",
+        "bands": [("failure", 1 - p), ("success", p)],
     }
 
 
@@ -123,5 +126,6 @@ KINDS.append(
         form="systems/annulus/forms/check.html",
         roll=roll,
         odds=odds,
+        band_labels=BAND_LABELS,
     )
 )

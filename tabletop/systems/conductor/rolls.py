@@ -20,8 +20,16 @@ from rules import conductor
 from rules.core import RulesError
 from tabletop.characters.models import Character
 from tabletop.characters.sheets import display_skill
-from tabletop.scenes.rollkinds import RollKind, RollOutcome, field_int, odds_rows, percent
+from tabletop.scenes.rollkinds import (
+    RollKind,
+    RollOutcome,
+    field_int,
+    hits_band,
+    odds_rows,
+    percent,
+)
 from tabletop.systems.conductor import strike_back
+from tabletop.systems.conductor.strike_back import STATS_TOP, stats_hit_bands
 
 #: This system's roll kinds, in the order its roll panels show them.
 KINDS: list[RollKind] = []
@@ -34,6 +42,19 @@ STANDARD_DIFFICULTY_MAX = 99
 ATTACK_DIFFICULTY_MAX = 20
 #: How many hit counts the odds chart lists past the pool before folding the tail ("N+ hits").
 EXTRA_HIT_ROWS = 3
+
+
+def hits_landed(outcome: RollOutcome, keys: tuple[str, ...]) -> str | None:
+    """The band of hits a roll of hits landed in (as rolled: before any benny)."""
+    return hits_band(outcome.detail.get("hits"), keys)
+
+
+HIT_LABELS = {
+    "0": "No hit",
+    "1": "1 hit",
+    **{str(n): f"{n} hits" for n in range(2, STATS_TOP)},
+    f"{STATS_TOP}+": f"{STATS_TOP}+ hits",
+}
 
 
 def _skill(data: Mapping[str, Any], character: Any, ruleset: Any) -> tuple[str, int]:
@@ -114,6 +135,7 @@ def standard_odds(*, data, character, ruleset) -> dict[str, Any]:
         "note": note,
         "chance": p,
         "goal": "to succeed",
+        "bands": [("failure", 1 - p), ("success", p)],
     }
 
 
@@ -203,6 +225,7 @@ def attack_odds(*, data, character, ruleset) -> dict[str, Any]:
         "note": note,
         "chance": any_hit,
         "goal": "to hit",
+        "bands": stats_hit_bands(skill=skill, difficulty=difficulty),
     }
 
 
@@ -218,6 +241,7 @@ KINDS.append(
         form="systems/conductor/forms/standard.html",
         roll=standard_roll,
         odds=standard_odds,
+        band_labels=_STANDARD_LABELS,
     )
 )
 KINDS.append(
@@ -229,6 +253,8 @@ KINDS.append(
         form="systems/conductor/forms/attack.html",
         roll=attack_roll,
         odds=attack_odds,
+        band_of=hits_landed,
+        band_labels=HIT_LABELS,
         targets_foe=True,
     )
 )
@@ -354,6 +380,7 @@ def heal_odds(*, data, character, ruleset) -> dict[str, Any]:
         "note": note,
         "chance": conductor.attack_hit_probability(skill=skill, difficulty=difficulty),
         "goal": "to heal at least one hit",
+        "bands": stats_hit_bands(skill=skill, difficulty=difficulty),
     }
 
 
@@ -401,6 +428,7 @@ def poison_odds(*, data, character, ruleset) -> dict[str, Any]:
         "note": note,
         "chance": conductor.attack_hit_probability(skill=skill, difficulty=difficulty),
         "goal": "to brew a poison that works",
+        "bands": stats_hit_bands(skill=skill, difficulty=difficulty),
     }
 
 
@@ -412,6 +440,8 @@ KINDS.append(
         form="systems/conductor/forms/heal.html",
         roll=heal_roll,
         odds=heal_odds,
+        band_of=hits_landed,
+        band_labels=HIT_LABELS,
         targets_foe=True,  # the foe that caused the harm sets the difficulty
     )
 )
@@ -423,6 +453,8 @@ KINDS.append(
         form="systems/conductor/forms/poison.html",
         roll=poison_roll,
         odds=poison_odds,
+        band_of=hits_landed,
+        band_labels=HIT_LABELS,
     )
 )
 
@@ -433,5 +465,7 @@ KINDS.append(
         label="Foe strikes back",
         card="systems/conductor/rolls/foe_attack.html",
         on_panel=False,
+        band_of=hits_landed,
+        band_labels=HIT_LABELS,
     )
 )

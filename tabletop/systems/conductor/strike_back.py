@@ -6,6 +6,7 @@ hidden one), so a hidden miss never shows before its reveal (SECURITY.md).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -20,7 +21,17 @@ from tabletop.scenes.actions.rolls import record_roll
 from tabletop.scenes.commands import Command, Raw
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.rollkinds import RollOutcome
+from tabletop.scenes.rollkinds import RollOutcome, hit_bands, stored_odds
+
+#: The dice statistics' bands of a roll of hits: 0, 1, 2, 3 and "4+", the same for every pool so
+#: that the rolls of one kind add up (``rollkinds.hit_bands``).
+STATS_TOP = 4
+
+
+def stats_hit_bands(*, skill: int, difficulty: int) -> list[tuple[str, Fraction]]:
+    """The exact chance of each band of hits (0 .. 3, 4+) of an attack roll (a foe's too)."""
+    dist = conductor.attack_hit_distribution(skill=skill, difficulty=difficulty, top=STATS_TOP)
+    return hit_bands(dist, STATS_TOP)
 
 
 def foe_attack_outcome(result: conductor.AttackResult, *, foe: str, target: str) -> RollOutcome:
@@ -88,9 +99,12 @@ def strike_back(
     The attack it answers is in the open, so the strike-back is too."""
     ruleset = roll.scene.campaign.effective_ruleset()
     difficulty = target.difficulty if target is not None else None
-    result = conductor.foe_attack(
-        skill=foe_skill(foe), difficulty=difficulty, ruleset=ruleset, rng=rng
-    )
+    skill = foe_skill(foe)
+    if difficulty is None:
+        difficulty = conductor.validate_ruleset(ruleset)["character_difficulty"]
+    # Its exact odds, for the dice statistics (no headline: the card stays as it was).
+    odds = stored_odds({"bands": stats_hit_bands(skill=skill, difficulty=difficulty)})
+    result = conductor.foe_attack(skill=skill, difficulty=difficulty, ruleset=ruleset, rng=rng)
     name = target.name if target is not None else "the attacker"
     outcome = foe_attack_outcome(result, foe=foe.name, target=name)
     if target is not None and result.hits:
@@ -107,6 +121,7 @@ def strike_back(
         outcome=outcome,
         parent=roll,
         roller=foe.name,
+        odds=odds,
     )
 
 

@@ -19,7 +19,7 @@ from tabletop.scenes.commands import Command, Frame, Member, Parsed, Rolling
 from tabletop.scenes.events import record_event
 from tabletop.scenes.kit import scene_action, store_state
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.rollkinds import ROLL_KINDS
+from tabletop.scenes.rollkinds import ROLL_KINDS, ordered_bands, stored_odds
 from tabletop.systems.percentile import panels as percentile_state
 from tabletop.systems.percentile import rolls as percentile_kinds
 
@@ -71,6 +71,18 @@ def maneuver_track(
     pid = str(character.pk)
     streak = percentile_state.streak_for(state, pid, skill)
     attempt = percentile_state.attempt_for(state, pid, task)
+    # The odds it had, with the tracked retries and slump or zone: its card's headline and the
+    # dice statistics' bands, as for a roll from the panel.
+    chances = percentile.maneuver_odds(
+        **args, retry_failures=attempt.failures, condition=streak, ruleset=ruleset
+    )
+    odds = stored_odds(
+        {
+            "chance": chances.success_or_better,
+            "goal": "to succeed",
+            "bands": ordered_bands(chances.bands, percentile.BANDS),
+        }
+    )
     result = percentile.roll(
         **args,
         retry_failures=attempt.failures,
@@ -88,6 +100,7 @@ def maneuver_track(
         roll_kind="percentile",
         label=f"{ROLL_KINDS['percentile'].label}, tracked",
         outcome=outcome,
+        odds=odds,
     )
     lines = []
     if change.changed:
@@ -120,12 +133,15 @@ def perception_make(
     kind = ROLL_KINDS["percentile_perception"]
     skill = str(data.get("skill") or "").strip() or percentile_kinds.PERCEPTIVITY
     streak = percentile_state.streak_for(percentile_state.state_of(scene), str(character.pk), skill)
+    ruleset = scene.campaign.effective_ruleset()
+    # Its odds (with the slump or zone) are as secret as its dice: record_roll keeps them so.
+    odds = stored_odds(
+        percentile_kinds.odds_perception(
+            data=data, character=character, ruleset=ruleset, condition=streak
+        )
+    )
     outcome = percentile_kinds.roll_perception(
-        data=data,
-        character=character,
-        ruleset=scene.campaign.effective_ruleset(),
-        rng=base.game_dice(rng),
-        condition=streak,
+        data=data, character=character, ruleset=ruleset, rng=base.game_dice(rng), condition=streak
     )
     return record_roll(
         scene=scene,
@@ -135,6 +151,7 @@ def perception_make(
         label=kind.label,
         outcome=outcome,
         mode="secret",
+        odds=odds,
     )
 
 

@@ -24,6 +24,7 @@ from tabletop.scenes.rollkinds import (
     field_int,
     field_int_or_zero,
     odds_rows,
+    ordered_bands,
     percent,
 )
 
@@ -182,6 +183,7 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
         ),
         "chance": result.success_or_better,
         "goal": "to succeed",
+        "bands": ordered_bands(result.bands, percentile.BANDS),
     }
 
 
@@ -193,6 +195,7 @@ KINDS.append(
         form="systems/percentile/forms/maneuver.html",
         roll=roll,
         odds=odds,
+        band_labels=percentile.BAND_LABELS,
     )
 )
 
@@ -319,6 +322,7 @@ def odds_running(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[
         ),
         "chance": success,
         "goal": "to run the full distance (100% or better)",
+        "bands": ordered_bands(dist, percentile.BANDS),
     }
 
 
@@ -380,6 +384,7 @@ def _bands_odds(modifier: int, lead: str, success_word: str, goal: str) -> dict[
         "note": f"d100 {_signed(modifier)} ({lead}). {success_word}: {percent(success)}.",
         "chance": success,
         "goal": goal,
+        "bands": ordered_bands(dist, percentile.BANDS),
     }
 
 
@@ -522,10 +527,13 @@ def roll_perception(
     )
 
 
-def odds_perception(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
+def odds_perception(
+    *, data: dict[str, Any], character: Any, ruleset: Any, condition: Any = None
+) -> dict[str, Any]:
+    """``condition``: the character's slump or zone at that skill, as ``roll_perception``."""
     args = _perception_args(data, character, ruleset)
     skill, column = args.pop("skill"), args.pop("column")
-    result = percentile.maneuver_odds(**args, ruleset=ruleset)
+    result = percentile.maneuver_odds(**args, condition=condition, ruleset=ruleset)
     parts = [f"{skill} {args['skill_value']}"]
     parts += [f"{m.label} {_signed(m.value)}" for m in args["modifiers"]]
     return {
@@ -536,6 +544,7 @@ def odds_perception(*, data: dict[str, Any], character: Any, ruleset: Any) -> di
         ),
         "chance": result.success_or_better,
         "goal": "to notice",
+        "bands": ordered_bands(result.bands, percentile.BANDS),
     }
 
 
@@ -547,6 +556,7 @@ KINDS.append(
         form="systems/percentile/forms/running.html",
         roll=roll_running,
         odds=odds_running,
+        band_labels=percentile.BAND_LABELS,
     )
 )
 KINDS.append(
@@ -557,6 +567,7 @@ KINDS.append(
         form="systems/percentile/forms/potency.html",
         roll=roll_potency,
         odds=odds_potency,
+        band_labels=percentile.BAND_LABELS,
     )
 )
 KINDS.append(
@@ -567,6 +578,7 @@ KINDS.append(
         form="systems/percentile/forms/breakage.html",
         roll=roll_breakage,
         odds=odds_breakage,
+        band_labels=percentile.BAND_LABELS,
     )
 )
 KINDS.append(
@@ -577,6 +589,7 @@ KINDS.append(
         form="systems/percentile/forms/pure_chance.html",
         roll=roll_pure_chance,
         odds=odds_pure_chance,
+        band_labels=percentile.BAND_LABELS,
     )
 )
 # The GM's secret perception roll is made from the maneuver tracker's GM form (an action that
@@ -590,5 +603,6 @@ KINDS.append(
         on_panel=False,
         roll=roll_perception,
         odds=odds_perception,
+        band_labels=percentile.BAND_LABELS,
     )
 )

@@ -16,7 +16,14 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from rules import roll_and_keep as rak
-from tabletop.scenes.rollkinds import RollKind, RollOutcome, field_int, odds_rows, percent
+from tabletop.scenes.rollkinds import (
+    RollKind,
+    RollOutcome,
+    field_int,
+    odds_rows,
+    ordered_bands,
+    percent,
+)
 
 #: This system's roll kinds, in the order its roll panels show them.
 KINDS: list[RollKind] = []
@@ -162,7 +169,15 @@ def odds(*, data, character, ruleset) -> dict[str, Any]:
         "note": note,
         "chance": result.at_least_one_success,
         "goal": "to succeed",
+        # Botch, Failure, Marginal, ...: the degrees worst to best (``rak.odds``).
+        "bands": ordered_bands(result.degrees, list(result.degrees)),
     }
+
+
+def degree_landed(outcome: RollOutcome, keys: tuple[str, ...]) -> str | None:
+    """The degree a roll landed in (Botch, Failure or a degree of success)."""
+    degree = outcome.detail.get("degree")
+    return degree if degree in keys else None
 
 
 KINDS.append(
@@ -173,6 +188,7 @@ KINDS.append(
         form="systems/roll_and_keep/forms/roll.html",
         roll=roll,
         odds=odds,
+        band_of=degree_landed,
     )
 )
 
@@ -183,5 +199,6 @@ KINDS.append(
         label="Contest",
         card="systems/roll_and_keep/rolls/contest.html",
         on_panel=False,
+        no_odds="a contest's odds depend on the other side's roll.",
     )
 )

@@ -28,7 +28,7 @@ from tabletop.scenes.events import record_event
 from tabletop.scenes.kit import procedure_state, scene_action, scene_locked, store_state
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
-from tabletop.scenes.rollkinds import RollOutcome
+from tabletop.scenes.rollkinds import RollOutcome, ordered_bands, stored_odds
 from tabletop.systems.two_dice.panels import pending_of
 from tabletop.systems.two_dice.resources import pay_from_sheet
 from tabletop.systems.two_dice.rolls import BAND_LABELS as TWO_DICE_BANDS
@@ -241,6 +241,14 @@ def check_react(
         outcome=reaction.band,
     )
     declared = SceneEvent.objects.filter(scene=scene, seq=detail["declared"]).first()
+    # A reaction is a plain check (its unpaid cost its only penalty): its exact bands, for the
+    # dice statistics. (The opposed action's aren't stored: hinders add penalty dice.)
+    chances = two_dice.check_distribution(
+        attribute=reaction.attribute_value,
+        difficulty=reaction.difficulty,
+        penalty=reaction.payment.unpaid,
+        ruleset=ruleset,
+    )
     event = record_roll(
         scene=scene,
         actor=actor,
@@ -249,6 +257,7 @@ def check_react(
         label="Hinder" if opposition == two_dice.HINDER else "Resist",
         outcome=outcome,
         parent=declared,
+        odds=stored_odds({"bands": ordered_bands(chances, two_dice.BANDS)}),
     )
     _pay(event, character, reaction.payment)  # a reaction is an action: it costs too
     return event

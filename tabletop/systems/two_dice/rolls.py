@@ -19,6 +19,7 @@ from tabletop.scenes.rollkinds import (
     field_int_or_zero,
     field_str,
     odds_rows,
+    ordered_bands,
     percent,
 )
 from tabletop.systems.two_dice import resources
@@ -123,6 +124,7 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
         "note": f"{paying}; total penalty −{penalty}. Success or better: {percent(success)}.",
         "chance": success,
         "goal": "to succeed",
+        "bands": ordered_bands(dist, two_dice.BANDS),
     }
 
 
@@ -136,6 +138,7 @@ KINDS.append(
         form="systems/two_dice/forms/check.html",
         roll=roll,
         odds=odds,
+        band_labels=BAND_LABELS,
     )
 )
 
@@ -145,6 +148,8 @@ KINDS.append(
         label="Action",
         card="systems/two_dice/rolls/action.html",
         stale=frozenset({"turns", "party", "dashboard"}),
+        band_labels=BAND_LABELS,
+        no_odds="its odds depend on the hinders and resists rolled against it.",
     )
 )
 KINDS.append(
@@ -153,5 +158,6 @@ KINDS.append(
         label="Reaction",
         card="systems/two_dice/rolls/reaction.html",
         stale=frozenset({"turns", "party", "dashboard"}),
+        band_labels=BAND_LABELS,
     )
 )

@@ -230,7 +230,11 @@ def test_the_odds_stored_with_a_roll_are_its_kinds_odds_before_the_roll(kind):
         "percent": percent(odds["chance"]),
         "value": f"{float(odds['chance']):.4f}",
         "goal": odds["goal"],
+        # the dice statistics' bands (tests/tabletop/stats/test_recorded_bands.py)
+        "bands": [[key, str(p)] for key, p in odds["bands"] if p],
+        "band": stored["band"],
     }
+    assert stored["band"] in dict(stored["bands"])
     assert event.secret == {}
     page = text_of(card(table, event, table.bob))
     assert f"Before the roll: {stored['percent']} {stored['goal']}" in page
@@ -239,7 +243,7 @@ def test_the_odds_stored_with_a_roll_are_its_kinds_odds_before_the_roll(kind):
 @pytest.mark.django_db
 def test_the_dice_box_has_no_single_goal_so_no_odds_line():
     table, _, _, event = _roll("expression")
-    assert "odds" not in event.public
+    assert set(event.public["odds"]) == {"bands", "band"}  # its totals, for the statistics
     assert "Before the roll" not in card(table, event, table.bob)
 
 
