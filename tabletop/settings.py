@@ -108,6 +108,7 @@ INSTALLED_APPS = [
     "tabletop.characters",
     "tabletop.scenes",
     "tabletop.systems",
+    "tabletop.stats",
 ]
 
 #: The game systems this site offers: packages that register a ``System`` (tabletop.systems).

@@ -10,5 +10,6 @@ urlpatterns = [
     path("campaigns/", include("tabletop.campaigns.urls")),
     path("characters/", include("tabletop.characters.urls")),
     path("scenes/", include("tabletop.scenes.urls")),
+    path("stats/", include("tabletop.stats.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -2,13 +2,14 @@
 process: ``server.shell`` imports this module and prints ``prepare()`` as JSON.
 
 Idempotent on the browser tests' shared database: the demo table (``seed_demo``) is assumed,
-and what is added here (one scene per demo campaign, a campaign with a live invite link) is
+and what is added here (two scenes per demo campaign, a campaign with a live invite link) is
 found by name on later runs, never made twice. Nothing here touches what other tests count.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +30,8 @@ from tabletop.scenes import actions as scene_actions
 from tabletop.scenes.models import Scene
 
 SCENE_NAME = "Page checks: the ford at dusk"
+#: A scene of many rolls, for the dice statistics pages (seeded: the same history every run).
+STATS_SCENE_NAME = "Page checks: a night of many rolls"
 JOIN_CAMPAIGN = "Page checks: an open invitation"
 #: Long unbroken words, where people do type them: a username, names, a pasted link. Pages must
 #: wrap them, not widen (test_page_widths.py), so one table holds them all.
@@ -74,6 +77,32 @@ def _scene(campaign: Campaign, gm: Any, alice: Any, alice_pc: Character) -> Scen
         scene=scene, actor=gm, roll_kind="expression", mode="gm", data={"expression": "1d20"}
     )
     return scene
+
+
+def _stats_scene(campaign: Campaign, gm: Any, alice: Any, bob: Any) -> Scene:
+    """A closed scene with a seeded history of dice-box rolls (and, in conductor, standard and
+    attack rolls), a blind one never revealed and the GM's secret one: the statistics pages'
+    charts, tables and notes, for the page checks."""
+    scene = campaign.scenes.filter(name=STATS_SCENE_NAME).first()
+    if scene is not None:
+        return scene
+    scene = scene_actions.scene_create(campaign=campaign, actor=gm, name=STATS_SCENE_NAME)
+    scene = scene_actions.scene_open(scene=scene, actor=gm)
+    dice = random.Random(16)
+    roll = scene_actions.roll_make
+    for _ in range(24):
+        roll(
+            scene=scene, actor=alice, roll_kind="expression", data={"expression": "1d20"}, rng=dice
+        )
+        roll(scene=scene, actor=bob, roll_kind="expression", data={"expression": "2d6"}, rng=dice)
+        if campaign.system == "conductor":
+            data = {"skill": dice.randint(0, 3), "difficulty": dice.randint(5, 12)}
+            roll(scene=scene, actor=alice, roll_kind="conductor_standard", data=data, rng=dice)
+            data = {"skill": dice.randint(0, 2), "difficulty": dice.randint(3, 5)}
+            roll(scene=scene, actor=bob, roll_kind="conductor_attack", data=data, rng=dice)
+    roll(scene=scene, actor=alice, roll_kind="expression", mode="blind", data={"expression": "1d8"})
+    roll(scene=scene, actor=gm, roll_kind="expression", mode="secret", data={"expression": "1d4"})
+    return scene_actions.scene_close(scene=scene, actor=gm)
 
 
 def _join_token(gm: Any) -> str:
@@ -162,6 +191,7 @@ def prepare() -> dict[str, Any]:
             "bob_pc": bob_pc.pk,
             "gm_character": gm_char.pk if gm_char else alice_pc.pk,
             "scene": _scene(campaign, gm, alice, alice_pc).pk,
+            "stats_scene": _stats_scene(campaign, gm, alice, bob).pk,
         }
     return {
         "systems": by_system,

@@ -127,6 +127,11 @@ PAGES: tuple[SitePage, ...] = (
     *(SitePage(f"campaign-settings-{s}", "campaigns:settings", "/campaigns/{s[campaign]}/settings/", GM, system=s) for s in SYSTEMS),  # noqa: E501
     *(SitePage(f"scene-gm-{s}", "scenes:detail", "/scenes/{s[scene]}/", GM, system=s) for s in SYSTEMS),  # noqa: E501
     *(SitePage(f"scene-player-{s}", "scenes:detail", "/scenes/{s[scene]}/", PLAYER, system=s) for s in SYSTEMS),  # noqa: E501
+    # --- the dice statistics: each system's campaign (GM), a player's, a scene's -----------------
+    *(SitePage(f"stats-campaign-gm-{s}", "stats:campaign", "/stats/campaigns/{s[campaign]}/", GM, system=s) for s in SYSTEMS),  # noqa: E501
+    SitePage("stats-campaign-player", "stats:campaign", "/stats/campaigns/{s[campaign]}/", PLAYER, system="conductor"),  # noqa: E501
+    SitePage("stats-scene-gm", "stats:scene", "/stats/scenes/{s[stats_scene]}/", GM, system="conductor"),  # noqa: E501
+    SitePage("stats-scene-player", "stats:scene", "/stats/scenes/{s[stats_scene]}/", PLAYER, system="conductor"),  # noqa: E501
 )
 # fmt: on
 

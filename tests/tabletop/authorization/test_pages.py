@@ -120,6 +120,10 @@ CASES: dict[str, Case] = {
     ),
     "scenes:list": Case(lambda w: reverse("scenes:list", args=[w.table.campaign.pk]), members()),
     "scenes:detail": Case(lambda w: reverse("scenes:detail", args=[w.table.scene.pk]), members()),
+    "stats:campaign": Case(
+        lambda w: reverse("stats:campaign", args=[w.table.campaign.pk]), members()
+    ),
+    "stats:scene": Case(lambda w: reverse("stats:scene", args=[w.table.scene.pk]), members()),
     "scenes:open": Case(
         lambda w: reverse("scenes:open", args=[w.table.scene.pk]),
         GM_ONLY,

@@ -64,6 +64,8 @@ class World:
             "campaigns": self.campaign.pk,
             "characters": self.character.pk,
             "scenes": self.scene.pk,
+            "stats:campaign": self.campaign.pk,
+            "stats:scene": self.scene.pk,
         }
         values = {
             "campaign_pk": self.campaign.pk,
@@ -74,7 +76,7 @@ class World:
         kwargs = {}
         for name in PATTERNS[view_name].pattern.regex.groupindex:
             if name == "pk":
-                kwargs[name] = by_namespace[namespace]
+                kwargs[name] = by_namespace.get(view_name) or by_namespace[namespace]
             elif name == "token":
                 kwargs[name] = self.invite.token if namespace == "campaigns" else "set-password"
             else:
