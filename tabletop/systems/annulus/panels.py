@@ -158,11 +158,11 @@ def _left(count: int | None, *, short: bool = False) -> str:
 
 def _buys(challenge: Challenge, effect: str, *, gm: bool) -> dict[str, Any]:
     """``headline`` (what the ability does at best), ``lines`` (die by die) and ``choices``
-    (the die picker's options: visible index and text), from rules ``annulus.spend_odds``."""
+    (the die picker's options), from rules ``annulus.spend_odds``."""
     values, jammed = challenge.visible_values(), challenge.visible_jammed()
     now = _left(challenge.remaining_adjustments)
     lines: list[str] = []
-    options: dict[int, str] = {}
+    freed: dict[int, str] = {}  # unjam: what freeing each jammed die leaves
     if effect == "set_value":
         best = None
         for k in range(len(values)):
@@ -170,7 +170,7 @@ def _buys(challenge: Challenge, effect: str, *, gm: bool) -> dict[str, Any]:
                 continue
             found = annulus.best_set_value(values, jammed, index=k)
             (after,) = found.after
-            options[k] = f"best {found.value}: {_left(after, short=True)}"
+            lines.append(f"die {k + 1} ({values[k]}): best {found.value}, {_left(after)}")
             if best is None or _fewer(after, next(iter(best.after))):
                 best = found
         if best is None:
@@ -179,8 +179,8 @@ def _buys(challenge: Challenge, effect: str, *, gm: bool) -> dict[str, Any]:
     elif effect == "unjam":
         for k in jammed:
             found = annulus.toolkit_effect(values, jammed, effect="unjam", index=k)
-            options[k] = _left(next(iter(found.after)))
-            lines.append(f"die {k + 1} ({values[k]}): {now} → {options[k]}")
+            freed[k] = _left(next(iter(found.after)))
+            lines.append(f"die {k + 1} ({values[k]}): {now} → {freed[k]}")
         headline = "; ".join(lines) if lines else "no jammed die to free"
         lines = []
     elif effect == "reroll":
@@ -202,15 +202,9 @@ def _buys(challenge: Challenge, effect: str, *, gm: bool) -> dict[str, Any]:
                     f"{_left(next(iter(found.after)))}"
                 )
         headline = f"{now} now; what it shows is hidden until it passes"
-    # The die picker: unjammed dice (jammed ones for unjam), each with what it would buy.
+    # The die picker: unjammed dice (jammed ones for unjam); what each buys is in ``lines``.
     picks = jammed if effect == "unjam" else [k for k in range(len(values)) if k not in jammed]
-    choices = [
-        {
-            "index": k,
-            "text": f"die {k + 1}: {values[k]}" + (f" ({options[k]})" if k in options else ""),
-        }
-        for k in picks
-    ]
+    choices = [{"index": k, "text": f"die {k + 1}: {values[k]}"} for k in picks]
     return {"headline": headline, "lines": lines, "choices": choices}
 
 
