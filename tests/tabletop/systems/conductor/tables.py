@@ -34,6 +34,19 @@ def conductor_table(bennies: int = 2):
     return table, hero, troll
 
 
+def standard(table, hero, face, *, difficulty="8", mode="public"):
+    """alice's standard roll for ``hero`` (Acrobatics) with the d12 showing ``face``."""
+    return actions.roll_make(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="conductor_standard",
+        character=hero,
+        mode=mode,
+        data={"skill_name": "Acrobatics", "difficulty": difficulty},
+        rng=Faces(face),
+    )
+
+
 def attack(table, hero, *faces, foe=None, mode="public"):
     return actions.roll_make(
         scene=table.scene,

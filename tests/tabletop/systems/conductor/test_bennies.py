@@ -15,20 +15,13 @@ from tabletop.scenes.models import SceneEvent, roll_data
 from tabletop.systems.conductor import bennies
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect, events
-from tests.tabletop.systems.conductor.tables import attack, conductor_table
+from tests.tabletop.systems.conductor.tables import attack, conductor_table, standard
 
 
 @pytest.mark.django_db
 def test_a_benny_adds_one_to_a_standard_roll_and_is_spent():
     table, hero, _ = conductor_table()
-    roll = actions.roll_make(
-        scene=table.scene,
-        actor=table.alice,
-        roll_kind="conductor_standard",
-        character=hero,
-        data={"skill_name": "Acrobatics", "difficulty": "8"},
-        rng=Faces(7),  # 7 + 1 = 8: not over 8
-    )
+    roll = standard(table, hero, 7, difficulty="8")  # 7 + 1 = 8: not over 8
     assert roll.public["outcome"] == "failure"
     spend = bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
     roll.refresh_from_db()

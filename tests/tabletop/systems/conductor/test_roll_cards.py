@@ -7,13 +7,12 @@ import re
 
 import pytest
 
-from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer, visibility
 from tabletop.scenes.events import render_card
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies
 from tests.support.dice import Faces
-from tests.tabletop.systems.conductor.tables import attack, conductor_table
+from tests.tabletop.systems.conductor.tables import attack, conductor_table, standard
 
 pytestmark = pytest.mark.django_db
 
@@ -47,14 +46,7 @@ def test_a_benny_pushed_die_is_drawn_raised_and_the_odds_stay_those_before_the_r
 
 def test_a_standard_roll_draws_its_d12():
     table, hero, _ = conductor_table()
-    roll = actions.roll_make(
-        scene=table.scene,
-        actor=table.alice,
-        roll_kind="conductor_standard",
-        character=hero,
-        data={"skill_name": "Acrobatics", "difficulty": "8"},
-        rng=Faces(11),
-    )
+    roll = standard(table, hero, 11, difficulty="8")
     html = card(table, roll)
     assert 'class="die die-d12" role="img" aria-label="11"' in html
     assert '<span class="outcome-badge tone-good">Success</span>' in html

@@ -12,8 +12,7 @@ from tabletop.scenes import actions
 from tabletop.scenes.audiences import FULL, STUB, Viewer
 from tabletop.scenes.events import render_card
 from tabletop.scenes.models import SceneEvent
-from tests.support.dice import Faces
-from tests.tabletop.systems.conductor.tables import attack, conductor_table
+from tests.tabletop.systems.conductor.tables import attack, conductor_table, standard
 
 pytestmark = pytest.mark.django_db
 
@@ -52,14 +51,7 @@ def seen(event: SceneEvent, viewer: Viewer, vis=FULL) -> str:
 
 def test_a_failed_standard_roll_says_what_one_benny_and_the_needed_bennies_buy():
     table, hero, _ = conductor_table()
-    roll = actions.roll_make(
-        scene=table.scene,
-        actor=table.alice,
-        roll_kind="conductor_standard",
-        character=hero,
-        data={"skill_name": "Acrobatics", "difficulty": "9"},
-        rng=Faces(7),  # 7 + 1 = 8, not over 9: two bennies make 10
-    )
+    roll = standard(table, hero, 7, difficulty="9")  # 7 + 1 = 8, not over 9: two bennies make 10
     card = Buttons(seen(roll, Viewer(user_id=table.alice.pk, is_gm=False)))
     assert card.odds == [
         "1 benny: still a failure (8 → 9 vs 9)2 bennies: failure → success (8 → 10 vs 9)"
