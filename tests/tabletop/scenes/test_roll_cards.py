@@ -21,6 +21,7 @@ from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, percent
 from tabletop.scenes.templatetags.dice import OUTLINES, die_view
 from tests.support.dice import Faces
 from tests.support.tables import make_table
+from tests.tabletop.systems.roll_panels import PANEL_INPUTS
 
 # --- one die ---------------------------------------------------------------------------------
 
@@ -154,33 +155,8 @@ def test_the_die_tag_draws_an_svg_with_the_visible_words_as_its_label():
 
 # --- cards -----------------------------------------------------------------------------------
 
-#: A valid panel input for every roll kind with odds (off-sheet where the kind allows it).
-INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "conductor_standard": ("conductor", {"skill_name": "Acrobatics", "difficulty": 7}),
-    "conductor_attack": ("conductor", {"skill_name": "Acrobatics", "difficulty": 4}),
-    "conductor_heal": ("conductor", {"difficulty": "4"}),
-    "conductor_poison": ("conductor", {}),
-    "annulus_check": ("annulus", {"difficulty": "medium", "type_1": "Knowledge", "perk_dice": 1}),
-    "roll_and_keep": (
-        "roll_and_keep",
-        {"difficulty": "Standard", "dice": 4, "specialities": 0, "keep": 2},
-    ),
-    "two_dice": (
-        "two_dice",
-        {
-            "attribute": "Might",
-            "resource": "Health",
-            "difficulty": "Normal",
-            "attribute_value": 3,
-            "resource_available": 5,
-        },
-    ),
-    "percentile": ("percentile", {"skill_value": 40}),
-    "percentile_running": ("percentile", {"quickness": 5, "mv": 20, "pace": "2"}),
-    "percentile_potency": ("percentile", {"potency": 30, "resistance": 10}),
-    "percentile_breakage": ("percentile", {"potency": 20}),
-    "percentile_pure_chance": ("percentile", {"chance": 50}),
-}
+#: Every roll kind with odds (the dice box has none), with a valid panel input.
+INPUTS = {kind: given for kind, given in PANEL_INPUTS.items() if kind != "expression"}
 
 
 def _roll(kind: str, *, mode: str = "public", seed: int = 1, actor: str = "alice"):

@@ -26,36 +26,8 @@ from tabletop.scenes.audiences import Viewer, gm_group, players_group, user_grou
 from tabletop.scenes.selectors import replay_frames
 from tabletop.systems.conductor import bennies, expedition, strike_back
 from tests.support.tables import make_table
+from tests.tabletop.systems.roll_panels import PANEL_INPUTS
 
-#: A valid panel input for each roll kind, typed off-sheet where the kind allows it.
-INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "expression": ("conductor", {"expression": "1d6!"}),
-    "conductor_standard": ("conductor", {"skill_name": "Acrobatics", "difficulty": 7}),
-    # The difficulty is the troll's when the troll is picked (not for a self roll).
-    "conductor_attack": ("conductor", {"skill_name": "Acrobatics", "difficulty": 4}),
-    "conductor_heal": ("conductor", {"difficulty": "4"}),
-    "conductor_poison": ("conductor", {}),
-    "annulus_check": ("annulus", {"difficulty": "medium", "type_1": "Knowledge", "perk_dice": 0}),
-    "roll_and_keep": (
-        "roll_and_keep",
-        {"difficulty": "Standard", "dice": 3, "specialities": 0, "keep": 2},
-    ),
-    "two_dice": (
-        "two_dice",
-        {
-            "attribute": "Might",
-            "resource": "Health",
-            "difficulty": "Normal",
-            "attribute_value": 3,
-            "resource_available": 1,
-        },
-    ),
-    "percentile": ("percentile", {"skill_value": 40}),
-    "percentile_running": ("percentile", {"quickness": 5, "mv": 20, "pace": "2"}),
-    "percentile_potency": ("percentile", {"potency": 30, "resistance": 10}),
-    "percentile_breakage": ("percentile", {"potency": 20}),
-    "percentile_pure_chance": ("percentile", {"chance": 50}),
-}
 #: Who rolls in each hidden mode, and who is outside its audience.
 MODES = {
     "gm": ("alice", ("bob",)),
@@ -164,11 +136,11 @@ def _outcome_key(secret: dict[str, Any]) -> tuple:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("mode", sorted(MODES))
-@pytest.mark.parametrize("kind", sorted(INPUTS))
+@pytest.mark.parametrize("kind", sorted(PANEL_INPUTS))
 def test_outsiders_see_the_same_whatever_a_hidden_roll_shows(
     kind, mode, django_capture_on_commit_callbacks
 ):
-    system, data = INPUTS[kind]
+    system, data = PANEL_INPUTS[kind]
     table = make_table(system=system)
     people = {
         "mira": Character.objects.create(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.test import Client
@@ -14,6 +15,37 @@ from tabletop.characters.models import Character
 from tabletop.scenes.models import SceneEvent
 from tests.support.tables import make_table
 from tests.tabletop.scenes.conftest import connect, events
+
+#: A valid panel input for each roll kind, typed off-sheet where the kind allows it (the
+#: secrecy property test rolls each; the card tests check each one's stored odds).
+PANEL_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "expression": ("conductor", {"expression": "1d6!"}),
+    "conductor_standard": ("conductor", {"skill_name": "Acrobatics", "difficulty": 7}),
+    # The difficulty is the troll's when the troll is picked (not for a self roll).
+    "conductor_attack": ("conductor", {"skill_name": "Acrobatics", "difficulty": 4}),
+    "conductor_heal": ("conductor", {"difficulty": "4"}),
+    "conductor_poison": ("conductor", {}),
+    "annulus_check": ("annulus", {"difficulty": "medium", "type_1": "Knowledge", "perk_dice": 0}),
+    "roll_and_keep": (
+        "roll_and_keep",
+        {"difficulty": "Standard", "dice": 3, "specialities": 0, "keep": 2},
+    ),
+    "two_dice": (
+        "two_dice",
+        {
+            "attribute": "Might",
+            "resource": "Health",
+            "difficulty": "Normal",
+            "attribute_value": 3,
+            "resource_available": 1,
+        },
+    ),
+    "percentile": ("percentile", {"skill_value": 40}),
+    "percentile_running": ("percentile", {"quickness": 5, "mv": 20, "pace": "2"}),
+    "percentile_potency": ("percentile", {"potency": 30, "resistance": 10}),
+    "percentile_breakage": ("percentile", {"potency": 20}),
+    "percentile_pure_chance": ("percentile", {"chance": 50}),
+}
 
 
 def table_with_character(system: str, **sheet):
