@@ -111,6 +111,24 @@ def test_an_open_spend_shows_its_window_as_a_bar_and_a_prominent_cancel():
     assert form["data-not-for"] == str(table.alice.pk)  # the spender's page drops it
 
 
+def test_the_cancel_says_what_it_buys():
+    table, ann, _ = plot_point_table()
+    spend = change_spend(table, ann)
+    event = SceneEvent.objects.select_related("scene__campaign", "character").get(pk=spend.pk)
+    html = render_card(event, FULL, Viewer(user_id=table.bob.pk, is_gm=False), live=False)
+    seen = Elements(html)
+    ((attrs, _),) = cancel_buttons(seen)
+    described = attrs["aria-describedby"]
+    (says,) = [a for a in seen.find("small", "spend-odds") if a.get("id") == described]
+    text = " ".join(html.split())
+    roll = spend.public["seq"]
+    assert (
+        f"What it buys: roll #{roll} stays as rolled instead of becoming 90; "
+        "the 1 point alice spent is lost too." in text
+    )
+    assert says["id"] == f"cancel-buys-{spend.seq}"
+
+
 def test_the_gm_sees_the_bar_but_no_cancel():
     table, ann, _ = plot_point_table()
     spend = change_spend(table, ann)
