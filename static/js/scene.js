@@ -526,8 +526,9 @@
   // (An outerHTML swap's detail.target is the element it replaced, out of the page by now; the
   // event fires on what was swapped in. A morph keeps the element, detail.target.)
   document.body.addEventListener("htmx:oobAfterSwap", function (evt) {
+    // Who is connected is not news worth a dot (a page's own arrival would set it).
     [evt.target, evt.detail && evt.detail.target].forEach(function (el) {
-      if (el && el.isConnected && !el.closest("#scene-log")) { flagUpdated(el); }
+      if (el && el.isConnected && !el.closest("#scene-log, #presence")) { flagUpdated(el); }
     });
   });
 

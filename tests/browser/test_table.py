@@ -291,16 +291,22 @@ def test_on_a_phone_a_roll_lands_where_the_roller_looks(browser: Browser, server
 
 
 def test_a_tool_that_changes_behind_another_tab_gets_a_dot(browser: Browser, server):
-    path = demo_scenes(server)["Demo: Two Dice"]
+    path = demo_scenes(server)["Demo: Conductor"]
+    alice = Seat(browser, server, "alice", path)
+    party = alice.page.get_by_role("tab", name="Party")
+    expect(alice.page.get_by_role("tab", name="Roll")).to_have_attribute("aria-selected", "true")
+    Seat(browser, server, "bob", path)  # who is connected changes: no dot for that
+    expect(alice.page.locator("#presence")).to_contain_text("bob")
+    expect(party).not_to_have_class(re.compile("updated"))
     gm = Seat(browser, server, "gm", path)
-    party = gm.page.get_by_role("tab", name="Party")
-    expect(gm.page.get_by_role("tab", name="Roll")).to_have_attribute("aria-selected", "true")
-    expect(party).not_to_have_class(re.compile("updated"))
-    Seat(browser, server, "bob", path)  # joins: the presence list in the Party tab changes
+    show_tab(gm.page, "GM")
+    kestrel = alice.page.locator('#party tr:has-text("Kestrel") td[data-field="bennies"]')
+    before = int(kestrel.inner_text())
+    gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more bennies")).click()
+    expect(kestrel).to_have_text(str(before + 1))  # the party panel changed behind Roll
     expect(party).to_have_class(re.compile("updated"))
-    show_tab(gm.page, "Party")
+    show_tab(alice.page, "Party")
     expect(party).not_to_have_class(re.compile("updated"))
-    expect(gm.page.locator("#presence")).to_contain_text("bob")
 
 
 def test_each_member_s_round_trip_shows_in_the_presence_list(browser: Browser, server):

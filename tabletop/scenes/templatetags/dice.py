@@ -140,18 +140,11 @@ def die_view(
 
 
 @register.inclusion_tag("scenes/_die.html")
-def die(
-    d: Any = None,
-    *,
-    sides: Any = None,
-    value: Any = None,
-    keeps: bool = False,
-    mark: str = "",
-    tone: str = "",
-) -> dict[str, Any]:
+def die(d: Any = None, **options: Any) -> dict[str, Any]:
     """``{% die d %}``, ``{% die d keeps=True %}``, ``{% die d mark="hit" tone="good" %}``,
-    ``{% die sides=12 value=7 %}``: one die, drawn and labelled (see ``die_view``)."""
-    return {"die": die_view(d, sides=sides, value=value, keeps=keeps, mark=mark, tone=tone)}
+    ``{% die sides=12 value=7 %}``: one die, drawn and labelled (``die_view`` takes the
+    options and refuses an unknown one)."""
+    return {"die": die_view(d, **options)}
 
 
 @register.filter
