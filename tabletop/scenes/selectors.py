@@ -9,6 +9,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from tabletop.campaigns.models import Membership
+from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_frame, visible_events
@@ -85,7 +86,6 @@ def table_members(campaign: Any) -> list[dict[str, Any]]:
     pcs = Character.objects.filter(campaign=campaign, kind=Character.Kind.PC).order_by("name")
     for owner_id, name in pcs.values_list("owner_id", "name"):
         owned.setdefault(owner_id, []).append(name)
-    members = Membership.objects.filter(campaign=campaign).select_related("user")
     return [
         {
             "id": m.user_id,
@@ -93,5 +93,14 @@ def table_members(campaign: Any) -> list[dict[str, Any]]:
             "gm": m.user_id == campaign.gm_id,
             "characters": owned.get(m.user_id, []),
         }
-        for m in members.order_by("user__username")
+        for m in members_of(campaign=campaign)
     ]
+
+
+def viewer_for(*, campaign: Any, user: Any) -> Viewer | None:
+    """The viewer a user is at the campaign's table, or None for a non-member (the scene,
+    ledger and statistics pages answer None with a 404: a campaign's existence isn't
+    revealed)."""
+    if membership_of(campaign=campaign, user=user) is None:
+        return None
+    return Viewer(user_id=user.pk, is_gm=campaign.gm_id == user.pk)

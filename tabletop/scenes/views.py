@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from rules.core import RulesError
-from tabletop.campaigns.models import Campaign, Membership
+from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character
 from tabletop.scenes import actions, ledger
 from tabletop.scenes.audiences import Viewer
@@ -20,14 +20,15 @@ from tabletop.scenes.modes import modes_for
 from tabletop.scenes.panels import panel_context
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
-from tabletop.scenes.selectors import online_users, table_members
+from tabletop.scenes.selectors import online_users, table_members, viewer_for
 
 
 def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:
     """Members only: a non-member gets 404 so a campaign's existence isn't revealed."""
-    if not Membership.objects.filter(campaign=campaign, user=request.user).exists():
+    viewer = viewer_for(campaign=campaign, user=request.user)
+    if viewer is None:
         raise Http404("No such scene.")
-    return Viewer(user_id=request.user.pk, is_gm=campaign.gm_id == request.user.pk)
+    return viewer
 
 
 @login_required

@@ -9,19 +9,20 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from tabletop.campaigns.models import Campaign, Membership
+from tabletop.campaigns.models import Campaign
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.selectors import viewer_for
 from tabletop.stats import selectors
 from tabletop.stats.stats import chart_data, summarise
 
 
 def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:
-    """Members only; anyone else gets a 404, as on every campaign page, so that a campaign's
-    existence isn't revealed."""
-    if not Membership.objects.filter(campaign=campaign, user=request.user).exists():
+    """Members only; anyone else gets a 404, as on every campaign page."""
+    viewer = viewer_for(campaign=campaign, user=request.user)
+    if viewer is None:
         raise Http404("No such campaign.")
-    return Viewer(user_id=request.user.pk, is_gm=campaign.gm_id == request.user.pk)
+    return viewer
 
 
 def _render(
