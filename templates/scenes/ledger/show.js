@@ -6,7 +6,8 @@
   var CSS = [
     "body { font: 15px/1.45 system-ui, sans-serif; max-width: 72rem; margin: 1rem auto; padding: 0 1rem; color: #1d1d1f; }",
     "code { font-size: .85em; overflow-wrap: anywhere; word-break: break-all; }",
-    "table { border-collapse: collapse; width: 100%; }",
+    // A wide chain scrolls inside its table, never the page (a phone reads the file too).
+    "table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; }",
     "th, td { border-bottom: 1px solid #ddd; padding: .35rem .5rem; text-align: left; vertical-align: top; }",
     "td:nth-child(3) { white-space: nowrap; }",
     "td:nth-child(7) { min-width: 18rem; } td:nth-child(8), td:nth-child(9) { min-width: 12rem; }",
