@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run dev test test-services lint format bench demo venv clean
+.PHONY: run dev test test-services lint format bench bench-ratio demo venv clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found %s)" % sys.version.split()[0])'
@@ -66,6 +66,11 @@ $(BENCH_STAMP): $(STAMP)
 
 bench: $(BENCH_STAMP)
 	BENCH_QUICK=$(QUICK) $(BIN)/python -m bench
+
+# The app against the bare Channels stack in one run (bench/README.md), about two minutes.
+bench-ratio: $(STAMP)
+	bash scripts/ensure-services.sh
+	$(BIN)/python -m bench.fanout.ratio
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles

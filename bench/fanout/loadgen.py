@@ -47,6 +47,13 @@ from websockets.exceptions import ConnectionClosed
 from bench.fanout.servers import cpu_seconds, machine_busy_seconds, rss_kib
 
 TAG = re.compile(r"Dice: 2d6 \+ (\d+)")
+# The mixed plan's frames name their roll by seq alone: a stub of a hidden roll has no dice.
+SEQ = re.compile(r'id="event-(\d+)"')
+#: The mixed plan (``"mix": true``): roll ``tag`` is of kind MIX[tag % 4], every one a frame at
+#: every socket (a stub for the players outside a hidden roll).
+MIX = ("public", "character", "gm", "blind")
+#: The character check of the mix: two_dice's 2d6 + Wits against Normal, paid from Focus.
+CHECK = {"roll_kind": "two_dice", "attribute": "Wits", "resource": "Focus", "difficulty": "Normal"}
 LIVE = re.compile(r'class="event event-roll( live)?')
 # Handshakes in flight at once. Daphne drops a socket its application has not accepted within
 # 5 s (websocket_connect_timeout); the app's accept waits for database work queued on one thread,
@@ -115,7 +122,7 @@ class Scene:
     def roll(self, gen: LoadGen, client: Client, scheduled: float, closed: bool = False) -> Roll:
         tag = self.next_tag
         self.next_tag += 1
-        text = gen.roll_text(self, tag)
+        text = gen.roll_text(self, tag, client)
         roll = Roll(
             tag=tag,
             scene=self,
@@ -139,6 +146,8 @@ class LoadGen:
         self.ports: list[int] = plan["ports"]
         self.pids: list[int] = plan["pids"]
         self.tables = plan["campaigns"]
+        self.mix = bool(plan.get("mix"))
+        self.tag_pattern = SEQ if self.mix else TAG
         self.scenes: list[Scene] = []
         self.pending_sends: set[asyncio.Future[None]] = set()
         self.deliveries: list[float] = []
@@ -156,19 +165,24 @@ class LoadGen:
 
     # --- frames ------------------------------------------------------------------------------
 
-    def roll_text(self, scene: Scene, tag: int) -> str:
+    def roll_text(self, scene: Scene, tag: int, client: Client) -> str:
         if self.stack == "bare":
             return self.bare_template.format(tag=tag)
-        return json.dumps(
-            {
-                "command": "roll",
-                "roll_kind": "expression",
-                "mode": "public",
-                "character": "",
-                "expression": f"2d6+{tag}",
-                "HEADERS": HTMX_HEADERS,
-            }
-        )
+        roll: dict[str, Any] = {
+            "command": "roll",
+            "roll_kind": "expression",
+            "mode": "public",
+            "character": "",
+            "expression": f"2d6+{tag}",
+        }
+        kind = MIX[tag % len(MIX)] if self.mix else "public"
+        if kind == "character":
+            # A player rolls for their own character; the GM, for the first player's.
+            owned = scene.table["characters"]
+            roll.update(CHECK, character=owned[client.index] or owned[1])
+        elif kind != "public":
+            roll["mode"] = kind
+        return json.dumps({**roll, "HEADERS": HTMX_HEADERS})
 
     async def read(self, client: Client) -> None:
         scene = client.scene
@@ -180,7 +194,7 @@ class LoadGen:
                 if message.startswith("{"):
                     client.controls += 1
                     continue
-                match = TAG.search(message)
+                match = self.tag_pattern.search(message)
                 if match is None:
                     if "scene-errors" in message:
                         client.errors.append(re.sub(r"<[^>]+>", "", message).strip()[:120])
@@ -482,6 +496,19 @@ class LoadGen:
         )
         deliveries = sum(1 for t in self.deliveries if window_start <= t <= window_end)
         errors = [e for s in self.scenes for c in s.clients for e in c.errors]
+        by_kind: dict[str, Any] = {}
+        if self.mix:  # the same holds for each kind of the mix, or it does not
+            for kind in MIX:
+                mine = [
+                    r.done_at - r.sent
+                    for r in measured
+                    if r.done_at is not None and MIX[r.tag % len(MIX)] == kind
+                ]
+                by_kind[kind] = {
+                    "rolls": len(mine),
+                    "p50_ms": ms(quantile(mine, 0.50)),
+                    "p99_ms": ms(quantile(mine, 0.99)),
+                }
         return {
             "step": step["do"],
             "label": step.get("label", ""),
@@ -516,6 +543,7 @@ class LoadGen:
             "server_rss_kib": [rss_kib(pid) for pid in self.pids],
             "pg_connect_ms": ms(quantile(probes["connect"], 0.5)),
             "pg_query_ms": ms(quantile(probes["query"], 0.5)),
+            **({"by_kind": by_kind} if by_kind else {}),
         }
 
     async def play(self) -> None:

@@ -31,6 +31,7 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
     from django.utils import timezone
 
     from tabletop.campaigns.models import Campaign, Membership
+    from tabletop.characters.models import Character
     from tabletop.scenes import actions
     from tabletop.scenes.audiences import Viewer
     from tabletop.scenes.events import render_frame
@@ -59,6 +60,29 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
             for c, campaign in enumerate(campaigns)
             for i in range(per_table)
         )
+        # ``characters``: each player gets a PC to roll checks with (the mixed load plan).
+        characters: list[list[int | None]] = [[None] * per_table for _ in campaigns]
+        if spec.get("characters"):
+            sheet = {
+                "attributes": {"Might": 2, "Agility": 1, "Wits": 3, "Presence": 0},
+                "resources": {
+                    name: {"current": 999, "max": 999}
+                    for name in ("Health", "Stamina", "Focus", "Resolve")
+                },
+            }
+            seats = [(c, i) for c in range(n_campaigns) for i in range(1, per_table)]
+            pcs = Character.objects.bulk_create(
+                Character(
+                    campaign=campaigns[c],
+                    owner=users[c * per_table + i],
+                    name=f"Hero {c}-{i}",
+                    kind=Character.Kind.PC,
+                    **sheet,
+                )
+                for c, i in seats
+            )
+            for (c, i), pc in zip(seats, pcs, strict=True):
+                characters[c][i] = pc.pk
         sessions, keys = [], []
         expires = timezone.now() + timedelta(days=1)
         for user in users:
@@ -106,6 +130,7 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
                 "id": campaign.pk,
                 "users": [users[c * per_table + i].pk for i in range(per_table)],
                 "sessions": [keys[c * per_table + i] for i in range(per_table)],
+                "characters": characters[c],
             }
             for c, campaign in enumerate(campaigns)
         ],

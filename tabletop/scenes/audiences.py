@@ -42,6 +42,11 @@ def visibility(event: SceneEvent, viewer: Viewer) -> Visibility:
     return None
 
 
+def scene_group(scene_id: int) -> str:
+    """Every socket of the scene: a frame that is the same for everyone goes out once."""
+    return f"scene-{scene_id}"
+
+
 def gm_group(scene_id: int) -> str:
     return f"scene-{scene_id}-gm"
 
@@ -65,4 +70,4 @@ def audience_of(event: SceneEvent) -> frozenset[int]:
 def groups_for(scene_id: int, viewer: Viewer) -> list[str]:
     """The channel-layer groups a viewer's socket joins."""
     role = gm_group(scene_id) if viewer.is_gm else players_group(scene_id)
-    return [role, user_group(scene_id, viewer.user_id)]
+    return [scene_group(scene_id), role, user_group(scene_id, viewer.user_id)]

@@ -26,7 +26,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules.core import RulesError
 from tabletop.scenes import actions, beats, outbox, selectors
-from tabletop.scenes.audiences import Viewer, gm_group, groups_for, players_group
+from tabletop.scenes.audiences import Viewer, groups_for, scene_group
 from tabletop.scenes.events import REPLAY_LIMIT
 from tabletop.scenes.frames import error_frame
 from tabletop.scenes.sockets import user_sockets_group
@@ -269,8 +269,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         if isinstance(rtt, bool) or not isinstance(rtt, int | float) or not 0 <= rtt <= MAX_RTT_MS:
             raise ClientError(f"ping's rtt is a round trip in milliseconds (0 to {MAX_RTT_MS}).")
         message = {"type": "scene.latency", "user": self.user.pk, "ms": round(rtt)}
-        for group in (gm_group(self.scene_id), players_group(self.scene_id)):
-            await self.channel_layer.group_send(group, message)
+        await self.channel_layer.group_send(scene_group(self.scene_id), message)
 
     async def _catch_up(self, upto: int) -> None:
         """Send what this viewer may see in (cursor, upto] from the database."""

@@ -15,7 +15,6 @@ from functools import partial
 from typing import Any
 
 from django.db import transaction
-from django.template.loader import render_to_string
 from django.utils import timezone
 
 from tabletop import systems
@@ -27,13 +26,16 @@ from tabletop.scenes.audiences import (
     audience_of,
     gm_group,
     players_group,
+    scene_group,
     user_group,
     visibility,
 )
 from tabletop.scenes.commitments import canonical_json, commit
+from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES
-from tabletop.scenes.panels import render_panels, stale_panels
+from tabletop.scenes.panels import SIDE_PANELS, render_side_panels, stale_panels
+from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.rollkinds import ROLL_KINDS
 
 log = logging.getLogger(__name__)
@@ -171,40 +173,147 @@ def render_card(
     event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool = False
 ) -> str:
     """One card for one viewer; ``oob``: swapped in place of the card already on the page."""
+    return _render_card(event, vis, viewer, live=live, oob=oob)[0]
+
+
+#: The context keys in which two viewers with the same visibility of an event differ.
+VIEWER_KEYS = frozenset({"viewer_is_gm", "is_actor"})
+
+
+class _Asked(dict):  # type: ignore[type-arg]
+    """A card's context that remembers which viewer keys (``VIEWER_KEYS``) its templates
+    looked up. Django's context asks ``key in d`` before every ``d[key]``; anything that
+    copies or walks the whole dict counts as asking for all of them (the safe side)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.asked: set[str] = set()
+
+    def __contains__(self, key: object) -> bool:
+        if key in VIEWER_KEYS:
+            self.asked.add(key)  # type: ignore[arg-type]
+        return dict.__contains__(self, key)
+
+    def __getitem__(self, key: str) -> Any:
+        if key in VIEWER_KEYS:
+            self.asked.add(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in VIEWER_KEYS:
+            self.asked.add(key)
+        return dict.get(self, key, default)
+
+    def _all(self) -> None:
+        self.asked |= VIEWER_KEYS
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.__iter__(self)
+
+    def keys(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.keys(self)
+
+    def items(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.items(self)
+
+    def values(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.values(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._all()
+        return dict(dict.items(self))
+
+
+def _render_card(
+    event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool
+) -> tuple[str, set[str]]:
+    """The card and the viewer keys its templates looked up (the rest of its context is the
+    event's, the same for every viewer with this visibility)."""
     if vis is None:
-        return ""
-    ctx = event_context(event, vis, viewer)
+        return "", set()
+    ctx = _Asked(event_context(event, vis, viewer))
     ctx["live"] = live
     ctx["card_template"] = kinds.get(event.kind).template
     ctx["oob"] = oob
-    return render_to_string("scenes/_event.html", ctx)
+    return render_fragment("scenes/_event.html", ctx), ctx.asked
 
 
-def render_frame(event: SceneEvent, viewer: Viewer, *, live: bool) -> str:
+class Renders:
+    """What one broadcast has rendered: a card or side panel is rendered once per output that
+    can differ, and reused for every other viewer who would get the same bytes.
+
+    A card is a function of the event, the viewer's visibility of it and the viewer keys its
+    templates looked up (``_Asked``): a public card that never asks who is looking is rendered
+    once for the GM, its actor and everyone else. Side panels depend on whether the viewer is
+    the GM, nothing more (``panels.render_side_panels``)."""
+
+    def __init__(self) -> None:
+        self._cards: dict[tuple[Any, ...], list[tuple[dict[str, bool], str]]] = {}
+        self._panels: dict[tuple[Any, ...], str] = {}
+
+    def card(
+        self, event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool = False
+    ) -> str:
+        if vis is None:
+            return ""
+        values = {
+            "viewer_is_gm": viewer.is_gm,
+            "is_actor": viewer.user_id is not None and viewer.user_id == event.actor_id,
+        }
+        key = (event.pk, vis, live, oob)
+        for asked, html in self._cards.get(key, ()):
+            if all(values[name] == value for name, value in asked.items()):
+                return html
+        html, asked_names = _render_card(event, vis, viewer, live=live, oob=oob)
+        self._cards.setdefault(key, []).append(({n: values[n] for n in asked_names}, html))
+        return html
+
+    def side_panels(self, scene: Scene, viewer: Viewer, wanted: frozenset[str]) -> str:
+        key = (viewer.is_gm, wanted)
+        if key not in self._panels:
+            self._panels[key] = render_side_panels(scene, is_gm=viewer.is_gm, oob=True, only=wanted)
+        return self._panels[key]
+
+
+def render_frame(
+    event: SceneEvent, viewer: Viewer, *, live: bool, renders: Renders | None = None
+) -> str:
     """The HTML frame one viewer class receives for an event ('' when it may see nothing).
 
     The new card is appended to the log; a parent card it changed (a spend, a reveal) is
     re-rendered in place; kinds may add their own out-of-band swaps (dashboards, panels).
+    ``renders``: a broadcast's shared renders (every viewer's frame of one event).
     """
     vis = visibility(event, viewer)
     if vis is None:
         return ""
+    renders = renders or Renders()
     parts = [
         '<div id="scene-log" hx-swap-oob="beforeend">',
-        render_card(event, vis, viewer, live=live),
+        renders.card(event, vis, viewer, live=live),
         "</div>",
     ]
     for changed in _changed_cards(event):
         changed_vis = visibility(changed, viewer)
         if changed_vis is not None:
-            parts.append(render_card(changed, changed_vis, viewer, live=False, oob=True))
+            parts.append(renders.card(changed, changed_vis, viewer, live=False, oob=True))
     stale = stale_panels(event)
     if live and stale:
-        parts.append(render_panels(event.scene, viewer, oob=True, only=stale))
+        side = frozenset(stale & SIDE_PANELS)
+        if side:
+            parts.append(renders.side_panels(event.scene, viewer, side))
+        procedures = stale - SIDE_PANELS
+        if procedures:
+            event.scene.refresh_from_db(fields=["state"])
+            parts += render_procedure_panels(event.scene, viewer, oob=True, only=procedures)
     if event.ledger_hash:
         # A chain event moves the ledger head: every member's page shows the same new one.
         context = {"ledger_head": event.ledger_hash, "oob": True}
-        parts.append(render_to_string("scenes/_ledger_head.html#ledger-head", context))
+        parts.append(render_fragment("scenes/_ledger_head.html#ledger-head", context))
     return "".join(parts)
 
 
@@ -227,10 +336,13 @@ def _changed_cards(event: SceneEvent) -> list[SceneEvent]:
 
 
 def broadcast_event(recorded: SceneEvent) -> None:
-    """Send one event to every socket of its scene, rendered once per viewer class."""
-    event = recorded if _self_contained(recorded) else _committed(recorded.pk)
+    """Send one event to every socket of its scene. Each viewer class's frame (the GM, the
+    actor, every other player) is built from shared renders (``Renders``); when the three
+    are the same bytes, the frame goes out once, to the whole scene."""
+    event = recorded if _as_recorded(recorded) else _committed(recorded.pk)
     scene_id = event.scene_id
     gm_id = event.scene.campaign.gm_id
+    renders = Renders()
 
     def send(group: str, content: dict[str, Any]) -> None:
         # The event is committed: the database is the truth and sockets catch up from it (seq
@@ -244,38 +356,38 @@ def broadcast_event(recorded: SceneEvent) -> None:
         # Every socket learns the seq, even when it may see nothing, so it can spot a gap.
         return {"type": "scene.event", "seq": event.seq, "html": html, "exclude": list(exclude)}
 
+    def frame(viewer: Viewer) -> str:
+        return render_frame(event, viewer, live=True, renders=renders)
+
     if event.audience == Audience.WHISPER:
         # Only its audience's own groups carry it; every other socket learns the seq alone.
         audience = audience_of(event)
         for uid in sorted(audience):
-            html = render_frame(event, Viewer(uid, uid == gm_id), live=True)
-            send(user_group(scene_id, uid), message(html))
+            send(user_group(scene_id, uid), message(frame(Viewer(uid, uid == gm_id))))
         send(gm_group(scene_id), message("", exclude=tuple(audience)))
         send(players_group(scene_id), message("", exclude=tuple(audience)))
         return
-    send(gm_group(scene_id), message(render_frame(event, Viewer(gm_id, True), live=True)))
-    other = render_frame(event, Viewer(None, False), live=True)
+    gm = frame(Viewer(gm_id, True))
+    other = frame(Viewer(None, False))
     actor_id = event.actor_id
-    # A card the whole table sees in full, with no panels, is the same for its actor.
-    if actor_id is not None and actor_id != gm_id and not _self_contained(event):
-        mine = render_frame(event, Viewer(actor_id, False), live=True)
-        if mine != other:
-            send(user_group(scene_id, actor_id), message(mine))
-            send(players_group(scene_id), message(other, exclude=(actor_id,)))
-            return
+    mine = other
+    if actor_id is not None and actor_id != gm_id:
+        mine = frame(Viewer(actor_id, False))
+    if gm == other == mine:
+        send(scene_group(scene_id), message(gm))  # a public card: one frame for the table
+        return
+    send(gm_group(scene_id), message(gm))
+    if mine != other:
+        send(user_group(scene_id, actor_id), message(mine))
+        send(players_group(scene_id), message(other, exclude=(actor_id,)))
+        return
     send(players_group(scene_id), message(other))
 
 
-def _self_contained(event: SceneEvent) -> bool:
-    """An event whose frame is its own card only, seen in full by everyone (a public roll): the
-    object the action recorded is what was committed, so it is broadcast without a re-read, and
-    its actor's frame is everyone's (only hidden cards and panels differ per viewer)."""
-    return (
-        event.audience == Audience.EVERYONE
-        and event.parent_id is None
-        and not event.public.get("refresh")
-        and not stale_panels(event)
-    )
+def _as_recorded(event: SceneEvent) -> bool:
+    """Whether the object the action recorded is what its frames need: it changed no earlier
+    card (a parent or a ``refresh``, read again as committed, with their characters)."""
+    return event.parent_id is None and not event.public.get("refresh")
 
 
 def _committed(pk: int) -> SceneEvent:

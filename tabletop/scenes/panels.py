@@ -12,13 +12,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Q
-from django.template.loader import render_to_string
 
 from tabletop import systems
 from tabletop.characters.models import Character
 from tabletop.characters.sheets import CURRENCY_LABELS, spec_for
 from tabletop.scenes import kinds
 from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_panels
 
@@ -86,6 +86,30 @@ def panel_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
     return ctx
 
 
+#: The panels beside the log (the rest are procedure panels, named after their procedure).
+SIDE_PANELS = frozenset({"party", "dashboard"})
+
+
+def render_side_panels(
+    scene: Scene, *, is_gm: bool, oob: bool, only: Iterable[str] | None = None
+) -> str:
+    """The party panel and, for the GM, the dashboard (``only``: just these of the two). They
+    depend on whether the viewer is the GM and on nothing else about them, so one render
+    serves every player (``events.Renders``)."""
+    wanted = SIDE_PANELS if only is None else SIDE_PANELS & set(only)
+    # The dashboard is the GM's: a player's frame for a hidden roll needs no context at all.
+    if not wanted & ({"party", "dashboard"} if is_gm else {"party"}):
+        return ""
+    ctx = panel_context(scene, Viewer(None, is_gm))
+    ctx["oob"] = oob
+    html = ""
+    if "party" in wanted:
+        html += render_fragment("scenes/_party.html", ctx)
+    if is_gm and "dashboard" in wanted:
+        html += render_fragment("scenes/_dashboard.html", ctx)
+    return html
+
+
 def render_panels(
     scene: Scene, viewer: Viewer, *, oob: bool, only: Iterable[str] | None = None
 ) -> str:
@@ -93,19 +117,10 @@ def render_panels(
     out-of-band swaps when ``oob``; ``only``: just the panels of these names (what an event
     made stale: ``party``, ``dashboard``, a procedure panel's name)."""
     wanted = None if only is None else set(only)
-    html = ""
-    # The dashboard is the GM's: a player's frame for a hidden roll needs no context at all.
-    sides = {"party", "dashboard"} if viewer.is_gm else {"party"}
-    if wanted is None or sides & wanted:
-        ctx = panel_context(scene, viewer)
-        ctx["oob"] = oob
-        if wanted is None or "party" in wanted:
-            html += render_to_string("scenes/_party.html", ctx)
-        if viewer.is_gm and (wanted is None or "dashboard" in wanted):
-            html += render_to_string("scenes/_dashboard.html", ctx)
+    html = render_side_panels(scene, is_gm=viewer.is_gm, oob=oob, only=wanted)
     if oob:
         # Procedure panels are on the page already; a page load renders them itself.
-        procedures = None if wanted is None else wanted - {"party", "dashboard"}
+        procedures = None if wanted is None else wanted - SIDE_PANELS
         if procedures is None or procedures:
             scene.refresh_from_db(fields=["state"])
             html += "".join(render_procedure_panels(scene, viewer, oob=True, only=procedures))

@@ -13,7 +13,7 @@ from tabletop.scenes import outbox, selectors
 from tabletop.scenes.access import (
     require_gm,
 )
-from tabletop.scenes.audiences import gm_group, players_group
+from tabletop.scenes.audiences import scene_group
 from tabletop.scenes.due import settle_due
 from tabletop.scenes.events import record_event
 from tabletop.scenes.frames import presence_frame
@@ -72,8 +72,7 @@ def presence_broadcast(*, scene_id: int) -> None:
         users=selectors.online_users(scene_id=scene_id),
         gm_id=scene.campaign.gm_id,
     )
-    for group in (gm_group(scene_id), players_group(scene_id)):
-        outbox.group_send(group, {"type": "scene.presence", "html": html})
+    outbox.group_send(scene_group(scene_id), {"type": "scene.presence", "html": html})
 
 
 def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:

@@ -22,7 +22,7 @@ from django.urls import reverse
 
 from tabletop.characters.models import Character
 from tabletop.scenes import actions, outbox
-from tabletop.scenes.audiences import Viewer, gm_group, players_group, user_group
+from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.selectors import replay_frames
 from tabletop.systems.conductor import bennies, expedition, strike_back
 from tests.support.tables import make_table
@@ -104,8 +104,7 @@ def _what_outsiders_see(table, mode, *, kind, data, people, seed, capture):
         for name in outsiders:
             user = users[name]
             viewer = Viewer(user.pk, user.pk == table.gm.pk)
-            role = gm_group(table.scene.pk) if viewer.is_gm else players_group(table.scene.pk)
-            groups = {role, user_group(table.scene.pk, user.pk)}
+            groups = set(groups_for(table.scene.pk, viewer))  # what their socket joins
             frames = [
                 msg["html"]
                 for group, msg in sent

@@ -1,0 +1,167 @@
+"""The broadcast's shared renders (``events.Renders``) never hand a viewer someone else's bytes.
+
+A card or side panel rendered for one viewer is reused for another only when its templates
+looked up nothing that tells them apart; a frame that is the same for the GM, the actor and
+everyone else goes out once, to the whole scene. Here, for every roll kind of every system
+in every mode, what each member's socket receives is exactly the frame rendered for them
+alone, from scratch.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from django.db import transaction
+from django.template.loader import render_to_string
+
+from tabletop.characters.models import Character
+from tabletop.scenes import actions, outbox
+from tabletop.scenes.audiences import Viewer, groups_for, scene_group
+from tabletop.scenes.events import VIEWER_KEYS, _Asked, render_frame
+from tabletop.scenes.frames import render_fragment
+from tabletop.scenes.modes import MODES
+from tabletop.scenes.panels import panel_context
+from tests.support.tables import make_table
+from tests.tabletop.systems.roll_panels import PANEL_INPUTS
+
+
+def _people(table) -> dict[str, Character]:
+    return {
+        "mira": Character.objects.create(
+            campaign=table.campaign,
+            owner=table.alice,
+            name="Mira",
+            skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
+            difficulty=3,
+            bennies=2,
+            resources={"Focus": {"current": 5, "max": 5}},
+            attributes={"Wits": 2},
+        ),
+        "troll": Character.objects.create(
+            campaign=table.campaign,
+            owner=table.gm,
+            name="Cave troll",
+            kind="foe",
+            difficulty=4,
+            skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
+        ),
+    }
+
+
+def _roll(table, people, *, kind, mode, capture) -> tuple[Any, list[tuple[str, dict]]]:
+    _system, data = PANEL_INPUTS[kind]
+    data = dict(data)
+    actor = table.gm if MODES[mode].gm_only else table.alice
+    character = foe = None
+    if kind.startswith(("conductor_", "two_dice")):
+        character = people["mira"]
+    if kind == "conductor_heal":
+        data["patient"] = str(people["mira"].pk)
+    if kind == "conductor_attack" and mode != "self":
+        foe = people["troll"]
+    sent: list[tuple[str, dict[str, Any]]] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(outbox, "group_send", lambda group, msg: sent.append((group, msg)))
+        with capture(execute=True):
+            event = actions.roll_make(
+                scene=table.scene,
+                actor=actor,
+                roll_kind=kind,
+                mode=mode,
+                character=character,
+                data=data,
+                foe=foe,
+                rng=random.Random(7),
+            )
+    return event, sent
+
+
+def _received(sent, viewer: Viewer, scene_id: int, seq: int) -> list[str]:
+    """What a socket of ``viewer`` forwards for event ``seq``: the messages of its groups
+    that carry html and do not exclude it (as ``SceneConsumer.scene_event`` does)."""
+    groups = set(groups_for(scene_id, viewer))
+    return [
+        msg["html"]
+        for group, msg in sent
+        if group in groups
+        and msg["type"] == "scene.event"
+        and msg["seq"] == seq
+        and viewer.user_id not in msg.get("exclude", ())
+        and msg["html"]
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("kind", sorted(PANEL_INPUTS))
+def test_every_member_gets_exactly_their_own_frame(kind, mode, django_capture_on_commit_callbacks):
+    system, _data = PANEL_INPUTS[kind]
+    table = make_table(system=system)
+    people = _people(table)
+    sid = transaction.savepoint()
+    try:
+        event, sent = _roll(
+            table, people, kind=kind, mode=mode, capture=django_capture_on_commit_callbacks
+        )
+        for user in (table.gm, table.alice, table.bob):
+            viewer = Viewer(user.pk, user.pk == table.gm.pk)
+            alone = render_frame(event, viewer, live=True)  # no shared renders
+            got = _received(sent, viewer, table.scene.pk, event.seq)
+            assert got == ([alone] if alone else []), (kind, mode, user.username)
+    finally:
+        transaction.savepoint_rollback(sid)
+
+
+@pytest.mark.django_db
+def test_a_public_roll_goes_out_once_and_a_hidden_one_per_viewer_class(
+    django_capture_on_commit_callbacks,
+):
+    table = make_table(system="conductor")
+    people = _people(table)
+    event, sent = _roll(
+        table, people, kind="expression", mode="public", capture=django_capture_on_commit_callbacks
+    )
+    assert [group for group, _msg in sent] == [scene_group(table.scene.pk)]
+    event, sent = _roll(
+        table, people, kind="expression", mode="gm", capture=django_capture_on_commit_callbacks
+    )
+    groups = [group for group, _msg in sent]
+    assert scene_group(table.scene.pk) not in groups
+    assert len(groups) == 3  # the GM's, the actor's own, everyone else's (excluding the actor)
+    gm_frame, mine, other = (msg["html"] for _group, msg in sent)
+    assert "2d6" not in other and "2d6" not in render_frame(event, Viewer(None, False), live=True)
+    assert gm_frame != mine  # the GM's card offers the reveal; the roller's does not
+
+
+def test_the_watched_context_sees_every_way_a_template_can_ask():
+    ctx = _Asked({"viewer_is_gm": True, "is_actor": False, "data": {}})
+    assert "data" in ctx and ctx["data"] == {} and ctx.asked == set()
+    assert "viewer_is_gm" in ctx
+    assert ctx.asked == {"viewer_is_gm"}
+    assert ctx.get("is_actor") is False and ctx.asked == set(VIEWER_KEYS)
+    for copy in (dict, lambda c: c.copy(), lambda c: list(c), lambda c: list(c.items())):
+        fresh = _Asked({"viewer_is_gm": True})
+        copy(fresh)
+        assert fresh.asked == set(VIEWER_KEYS)  # a copy may be read anywhere: all were asked
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("is_gm", [True, False])
+def test_fragments_print_numbers_as_the_locale_would(is_gm):
+    # render_fragment skips the locale's per-number lookup; en-gb prints the same digits.
+    table = make_table(system="two_dice")
+    _people(table)
+    Character.objects.create(
+        campaign=table.campaign,
+        owner=table.bob,
+        name="Big numbers",
+        resources={"Focus": {"current": 123456, "max": 1234567}},
+        bennies=1000,
+    )
+    ctx = panel_context(table.scene, Viewer(table.gm.pk if is_gm else None, is_gm))
+    for name in ("scenes/_party.html", "scenes/_dashboard.html"):
+        fragment = render_fragment(name, dict(ctx))
+        assert fragment == render_to_string(name, dict(ctx))
+        assert "1234567" in fragment or name.endswith("_dashboard.html")
