@@ -34,7 +34,12 @@ class FollowUp:
 def settle_due(*, scene_id: int, now: datetime | None = None) -> int:
     """Settle whatever has fallen due in the scene; how many events that recorded."""
     scene = Scene.objects.select_related("campaign").filter(pk=scene_id).first()
-    if scene is None or not scene.is_open:
+    return 0 if scene is None else settle_due_in(scene, now=now)
+
+
+def settle_due_in(scene: Scene, *, now: datetime | None = None) -> int:
+    """``settle_due`` on a scene already read (with its campaign)."""
+    if not scene.is_open:
         return 0
     system = systems.find(scene.campaign.system)
     tasks = system.due if system is not None else ()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import weakref
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Exists, OuterRef
+from django.db import connections, router
+from django.db.models.expressions import Col
 from django.utils import timezone
 
-from tabletop.campaigns.models import Membership
+from tabletop.campaigns.models import Campaign, Membership
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes.audiences import Viewer
@@ -19,19 +21,77 @@ from tabletop.scenes.panels import render_panels
 PRESENCE_STALE_AFTER = timedelta(seconds=50)
 
 
+class _SceneRead:
+    """The scene, its campaign and whether a user is a member, in one statement written once.
+
+    Every command reads this; the ORM compiled the same join afresh each time, a third of a
+    public roll's CPU (bench/README.md). The SQL is built from the models' fields (a new field
+    is read like any other) and each value goes through the converters the ORM would apply.
+    """
+
+    def __init__(self) -> None:
+        self._plans: weakref.WeakKeyDictionary[Any, tuple[str, list[Any]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _plan(self, connection: Any) -> tuple[str, list[Any]]:
+        plan = self._plans.get(connection)
+        if plan is None:
+            quote = connection.ops.quote_name
+            fields = [("s", f) for f in Scene._meta.concrete_fields]
+            fields += [("c", f) for f in Campaign._meta.concrete_fields]
+            columns = ", ".join(f"{alias}.{quote(f.column)}" for alias, f in fields)
+            member = Membership._meta
+            scene_campaign = quote(Scene._meta.get_field("campaign").column)
+            sql = (
+                f"SELECT {columns}, EXISTS (SELECT 1 FROM {quote(member.db_table)} m "
+                f"WHERE m.{quote(member.get_field('campaign').column)} = s.{scene_campaign} "
+                f"AND m.{quote(member.get_field('user').column)} = %s) "
+                f"FROM {quote(Scene._meta.db_table)} s INNER JOIN "
+                f"{quote(Campaign._meta.db_table)} c "
+                f"ON c.{quote(Campaign._meta.pk.column)} = s.{scene_campaign} "
+                f"WHERE s.{quote(Scene._meta.pk.column)} = %s"
+            )
+            converters = []
+            for alias, f in fields:
+                col = Col(alias, f)
+                found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+                converters.append((col, found))
+            plan = self._plans[connection] = (sql, converters)
+        return plan
+
+    def __call__(self, scene_id: int, user_id: Any) -> Scene | None:
+        connection = connections[router.db_for_read(Scene)]
+        sql, converters = self._plan(connection)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [user_id, scene_id])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        values = list(row[:-1])
+        for i, (col, found) in enumerate(converters):
+            for convert in found:
+                values[i] = convert(values[i], col, connection)
+        n = len(Scene._meta.concrete_fields)
+        scene = Scene.from_db(connection.alias, None, values[:n])
+        campaign = Campaign.from_db(connection.alias, None, values[n:])
+        Scene._meta.get_field("campaign").set_cached_value(scene, campaign)
+        scene.is_member = bool(row[-1])
+        return scene
+
+
+_read_scene = _SceneRead()
+
+
 def scene_with_membership(*, scene_id: int, user: Any) -> Scene | None:
     """The scene and its campaign, with ``is_member`` (is ``user`` in the campaign) read in the
-    same query: every socket opening and every command asks, so it is one query, not two."""
-    return (
-        Scene.objects.select_related("campaign")
-        .annotate(
-            is_member=Exists(
-                Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk)
-            )
-        )
-        .filter(pk=scene_id)
-        .first()
-    )
+    same statement: every socket opening and every command asks (``_SceneRead``)."""
+    return _read_scene(scene_id, user.pk)
+
+
+def scene_with_campaign(*, scene_id: int) -> Scene | None:
+    """The scene and its campaign, in the same one statement (the heartbeat's read)."""
+    return _read_scene(scene_id, None)
 
 
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:

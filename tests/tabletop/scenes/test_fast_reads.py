@@ -1,0 +1,79 @@
+"""The hot reads written once as SQL (``selectors._SceneRead``) read what the ORM reads, and the
+heartbeat of a quiet scene is two statements."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tabletop.campaigns.models import Campaign
+from tabletop.scenes import actions, selectors
+from tabletop.scenes.models import Presence, Scene
+from tests.support.tables import make_table
+
+
+def _fields(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+@pytest.mark.django_db
+def test_the_scene_read_gives_the_orms_scene_and_campaign():
+    table = make_table(system="two_dice")
+    Campaign.objects.filter(pk=table.campaign.pk).update(
+        ruleset={"reaction_seconds": 12, "nested": {"a": [1, 2.5, None]}}
+    )
+    Scene.objects.filter(pk=table.scene.pk).update(state={"turns": {"round": 3}})
+
+    scene = selectors.scene_with_membership(scene_id=table.scene.pk, user=table.alice)
+
+    orm = Scene.objects.select_related("campaign").get(pk=table.scene.pk)
+    assert _fields(scene) == _fields(orm)  # JSON decoded, times aware, as the ORM gives them
+    assert _fields(scene.campaign) == _fields(orm.campaign)
+    assert scene.opened_at.tzinfo is not None
+    assert scene.is_member is True
+    assert not scene._state.adding  # a row from the database, saved like one
+    scene.name = "Renamed"
+    scene.save(update_fields=["name"])
+    assert Scene.objects.get(pk=scene.pk).name == "Renamed"
+
+
+@pytest.mark.django_db
+def test_the_scene_read_says_who_is_not_a_member_and_what_does_not_exist():
+    table = make_table()
+    assert (
+        selectors.scene_with_membership(scene_id=table.scene.pk, user=table.outsider).is_member
+        is False
+    )
+    assert selectors.scene_with_campaign(scene_id=table.scene.pk).is_member is False
+    assert selectors.scene_with_membership(scene_id=table.scene.pk + 999, user=table.gm) is None
+    # and a command from a non-member is refused by it
+    assert selectors.scene_access(scene_id=table.scene.pk, user=table.outsider) is None
+
+
+@pytest.mark.django_db
+def test_a_quiet_scenes_heartbeat_is_two_statements(django_assert_num_queries):
+    table = make_table(system="two_dice")
+    old = timezone.now() - timedelta(minutes=5)
+    Presence.objects.create(scene=table.scene, user=table.alice, channel_name="a", last_seen=old)
+    with django_assert_num_queries(2):  # the presence UPDATE, the scene with its campaign
+        newest = actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=["a"])
+    assert newest == Scene.objects.get(pk=table.scene.pk).last_seq
+    assert Presence.objects.get(channel_name="a").last_seen > old
+
+
+@pytest.mark.django_db
+def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
+    # A due task that records an event: the beat's newest seq includes it.
+    table = make_table(system="two_dice")
+    before = Scene.objects.get(pk=table.scene.pk).last_seq
+
+    def settle(scene, now=None):
+        actions.roll_make(
+            scene=scene, actor=table.gm, roll_kind="expression", data={"expression": "d6"}
+        )
+        return 1
+
+    monkeypatch.setattr("tabletop.scenes.actions.scenes.settle_due_in", settle)
+    assert actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=[]) == before + 1
