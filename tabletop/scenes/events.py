@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from tabletop import systems
+from tabletop.characters.models import Character
 from tabletop.scenes import kinds, ledger, outbox
 from tabletop.scenes.audiences import (
     FULL,
@@ -34,7 +35,12 @@ from tabletop.scenes.commitments import canonical_json, commit
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES
-from tabletop.scenes.panels import SIDE_PANELS, render_side_panels, stale_panels
+from tabletop.scenes.panels import (
+    SIDE_PANELS,
+    campaign_characters,
+    render_side_panels,
+    stale_panels,
+)
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.rollkinds import ROLL_KINDS
 
@@ -251,9 +257,11 @@ class Renders:
     once for the GM, its actor and everyone else. Side panels depend on whether the viewer is
     the GM, nothing more (``panels.render_side_panels``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, scene: Scene) -> None:
+        self._scene = scene
         self._cards: dict[tuple[Any, ...], list[tuple[dict[str, bool], str]]] = {}
         self._panels: dict[tuple[Any, ...], str] = {}
+        self._cast: list[Character] | None = None
 
     def card(
         self, event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool = False
@@ -275,8 +283,16 @@ class Renders:
     def side_panels(self, scene: Scene, viewer: Viewer, wanted: frozenset[str]) -> str:
         key = (viewer.is_gm, wanted)
         if key not in self._panels:
-            self._panels[key] = render_side_panels(scene, is_gm=viewer.is_gm, oob=True, only=wanted)
+            self._panels[key] = render_side_panels(
+                scene, is_gm=viewer.is_gm, oob=True, only=wanted, characters=self._characters
+            )
         return self._panels[key]
+
+    def _characters(self) -> list[Character]:
+        # The campaign's characters, read once for the GM's panels and the players'.
+        if self._cast is None:
+            self._cast = campaign_characters(self._scene)
+        return self._cast
 
 
 def render_frame(
@@ -291,7 +307,7 @@ def render_frame(
     vis = visibility(event, viewer)
     if vis is None:
         return ""
-    renders = renders or Renders()
+    renders = renders or Renders(event.scene)
     parts = [
         '<div id="scene-log" hx-swap-oob="beforeend">',
         renders.card(event, vis, viewer, live=live),
@@ -342,7 +358,7 @@ def broadcast_event(recorded: SceneEvent) -> None:
     event = recorded if _as_recorded(recorded) else _committed(recorded.pk)
     scene_id = event.scene_id
     gm_id = event.scene.campaign.gm_id
-    renders = Renders()
+    renders = Renders(event.scene)
 
     def send(group: str, content: dict[str, Any]) -> None:
         # The event is committed: the database is the truth and sockets catch up from it (seq

@@ -5,8 +5,10 @@ what), and which side panels an event of that kind makes stale, so the broadcast
 those and nothing else. Generic kinds are registered here; a game system brings its own with
 its ``System`` (tabletop.systems). ``record_event`` refuses a kind nobody registered.
 
-Panel names: ``party`` (everyone's currencies and harm), ``dashboard`` (the GM's), and each
-procedure panel's own name (``turns``, a system's ``challenge``...).
+Panel names: ``party`` (everyone's currencies and harm), ``dashboard`` (the GM's), two parts of
+it alone, ``table`` (every character's sheet numbers) and ``hidden`` (the hidden results), and
+each procedure panel's own name
+(``turns``, a system's ``challenge``...).
 """
 
 from __future__ import annotations
@@ -79,10 +81,13 @@ _HIDDEN = frozenset({Audience.GM_ONLY, Audience.PRIVATE, Audience.BLIND})
 
 
 def _roll_stale(event: Any) -> set[str]:
-    """A hidden roll joins the GM's list of hidden results; a roll with a foe waiting to strike
-    back joins the GM's list of those; a kind may make its procedure's panel stale."""
+    """A hidden roll joins the GM's list of hidden results (``hidden``, in the dashboard); a
+    roll with a foe waiting to strike back joins the GM's list of those; a kind may make its
+    procedure's panel stale."""
     stale: set[str] = set()
-    if event.audience in _HIDDEN or event.public.get("strike_back"):
+    if event.audience in _HIDDEN:
+        stale.add("hidden")
+    if event.public.get("strike_back"):
         stale.add("dashboard")
     kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
     if kind is not None:
@@ -105,7 +110,7 @@ def _reveal_stale(event: Any) -> set[str]:
 
 
 register(EventKind("reveal", "scenes/events/reveal.html", stale=_reveal_stale))
-register(EventKind("award", "scenes/events/award.html", stale=frozenset({"party", "dashboard"})))
+register(EventKind("award", "scenes/events/award.html", stale=frozenset({"party", "table"})))
 register(EventKind("turn", "scenes/events/turn.html", stale=frozenset({"turns"})))
 register(EventKind("scene_opened", "scenes/events/scene_opened.html"))
 register(EventKind("scene_closed", "scenes/events/scene_closed.html"))

@@ -8,7 +8,7 @@ dashboard, with hidden results and pending approvals, only ever goes to the GM.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db.models import Q
@@ -60,54 +60,96 @@ def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
 
 def panel_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
     """What the party panel (and, for the GM, the dashboard) shows now."""
-    characters = list(
+    return _context(scene, is_gm=viewer.is_gm, wanted=SIDE_PANELS)
+
+
+def campaign_characters(scene: Scene) -> list[Character]:
+    """The campaign's characters as the side panels list them (players' first, by name)."""
+    return list(
         Character.objects.filter(campaign=scene.campaign)
         .select_related("owner")
         .order_by("kind", "name")
     )
-    pcs = [c for c in characters if c.kind == Character.Kind.PC]
-    ctx: dict[str, Any] = {"scene": scene, "party": _rows(scene, pcs), "viewer_is_gm": viewer.is_gm}
-    if viewer.is_gm:
-        ctx["table"] = _rows(scene, characters)
-        ctx["foes"] = [c for c in characters if c.kind == Character.Kind.FOE]
-        events = SceneEvent.objects.filter(scene=scene)
+
+
+def _hidden(scene: Scene) -> list[SceneEvent]:
+    """The GM's hidden results: rolls not yet revealed (a self roll is its roller's alone)."""
+    return list(
+        SceneEvent.objects.filter(scene=scene, kind="roll", revealed_at__isnull=True)
+        .filter(~Q(audience=Audience.EVERYONE))
+        .exclude(audience=Audience.SELF)
+        .order_by("-seq")[:20]
+    )
+
+
+def _context(
+    scene: Scene,
+    *,
+    is_gm: bool,
+    wanted: frozenset[str],
+    characters: Callable[[], list[Character]] | None = None,
+) -> dict[str, Any]:
+    """What the ``wanted`` side panels read, and only that: a hidden roll's list needs no
+    characters. ``characters``: the campaign's characters, when a broadcast read them already."""
+    ctx: dict[str, Any] = {"scene": scene, "viewer_is_gm": is_gm}
+    gm_sees = wanted if is_gm else frozenset()
+    if "party" in wanted or gm_sees & {"dashboard", "table"}:
+        everyone = characters() if characters is not None else campaign_characters(scene)
+        ctx["party"] = _rows(scene, [c for c in everyone if c.kind == Character.Kind.PC])
+        if gm_sees & {"dashboard", "table"}:
+            ctx["table"] = _rows(scene, everyone)
+            ctx["foes"] = [c for c in everyone if c.kind == Character.Kind.FOE]
+    if "dashboard" in gm_sees:
         # What the system has waiting for the GM (approvals, foes waiting to strike back).
         system = systems.find(scene.campaign.system)
         dashboard = system.extra.get("dashboard") if system is not None else None
         if dashboard is not None:
             ctx["dashboard_template"], waiting = dashboard(scene)
             ctx.update(waiting)
-        ctx["hidden"] = list(
-            events.filter(kind="roll", revealed_at__isnull=True)
-            .filter(~Q(audience=Audience.EVERYONE))
-            .exclude(audience=Audience.SELF)
-            .order_by("-seq")[:20]
-        )
+    if gm_sees & {"dashboard", "hidden"}:
+        ctx["hidden"] = _hidden(scene)
     return ctx
 
 
-#: The panels beside the log (the rest are procedure panels, named after their procedure).
-SIDE_PANELS = frozenset({"party", "dashboard"})
+#: The panels beside the log (the rest are procedure panels, named after their procedure):
+#: the party's and the GM's dashboard, and two parts of the dashboard on their own: its table
+#: of every character (a roll that only changes a sheet) and its list of hidden results (a
+#: hidden roll), so such an event does not re-render the whole dashboard.
+SIDE_PANELS = frozenset({"party", "dashboard", "table", "hidden"})
+_TEMPLATES = {
+    "party": "scenes/_party.html",
+    "dashboard": "scenes/_dashboard.html",
+    "table": "scenes/_gm_table.html",
+    "hidden": "scenes/_hidden_results.html",
+}
 
 
 def render_side_panels(
-    scene: Scene, *, is_gm: bool, oob: bool, only: Iterable[str] | None = None
+    scene: Scene,
+    *,
+    is_gm: bool,
+    oob: bool,
+    only: Iterable[str] | None = None,
+    characters: Callable[[], list[Character]] | None = None,
 ) -> str:
-    """The party panel and, for the GM, the dashboard (``only``: just these of the two). They
-    depend on whether the viewer is the GM and on nothing else about them, so one render
-    serves every player (``events.Renders``)."""
-    wanted = SIDE_PANELS if only is None else SIDE_PANELS & set(only)
-    # The dashboard is the GM's: a player's frame for a hidden roll needs no context at all.
-    if not wanted & ({"party", "dashboard"} if is_gm else {"party"}):
-        return ""
-    ctx = panel_context(scene, Viewer(None, is_gm))
+    """The party panel and, for the GM, the dashboard (``only``: just these side panels; the
+    dashboard holds its table and its hidden results). They depend on whether the viewer is
+    the GM and on nothing else about them, so one render serves every player
+    (``events.Renders``)."""
+    wanted = set(SIDE_PANELS if only is None else SIDE_PANELS & set(only))
+    if not is_gm:
+        wanted &= {"party"}  # the dashboard is the GM's
+    if "dashboard" in wanted:
+        wanted -= {"table", "hidden"}  # rendered inside it
+    if not wanted:
+        return ""  # a player's frame for a hidden roll needs no context at all
+    ctx = _context(scene, is_gm=is_gm, wanted=frozenset(wanted), characters=characters)
     ctx["oob"] = oob
-    html = ""
-    if "party" in wanted:
-        html += render_fragment("scenes/_party.html", ctx)
-    if is_gm and "dashboard" in wanted:
-        html += render_fragment("scenes/_dashboard.html", ctx)
-    return html
+    return "".join(
+        render_fragment(_TEMPLATES[name], ctx)
+        for name in ("party", "dashboard", "table", "hidden")
+        if name in wanted
+    )
 
 
 def render_panels(

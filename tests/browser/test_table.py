@@ -132,6 +132,13 @@ def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
         expect(seat.page.locator(".event-roll").last).to_contain_text(re.compile("5555[45]"))
     expect(bob.page.locator(".event-roll").last).to_contain_text("privately to the GM")
     assert not re.search("5555[45]", bob.everything() + bob.page.content())
+    # The GM's frame carried the dashboard's hidden results alone, morphed in place.
+    show_tab(gm.page, "GM")
+    hidden = gm.page.locator("#gm-dashboard #gm-hidden")
+    expect(hidden).to_contain_text(re.compile("5555[45]"))
+    expect(gm.page.locator("#gm-hidden")).to_have_count(1)
+    frame = next(f for f in reversed(gm.frames) if re.search("5555[45]", f))
+    assert 'id="gm-hidden"' in frame and 'id="gm-dashboard"' not in frame
 
     # /help and a bad whisper: a message in the composer, nothing sent.
     before = len(alice.sent)
@@ -305,6 +312,10 @@ def test_a_tool_that_changes_behind_another_tab_gets_a_dot(browser: Browser, ser
     gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more bennies")).click()
     expect(kestrel).to_have_text(str(before + 1))  # the party panel changed behind Roll
     expect(party).to_have_class(re.compile("updated"))
+    # The GM's own table (the dashboard's, morphed alone) says the same.
+    mine = gm.page.locator('#gm-dashboard #gm-table tr:has-text("Kestrel") [data-field="bennies"]')
+    expect(mine.locator(".value")).to_have_text(str(before + 1))
+    expect(gm.page.locator("#gm-table")).to_have_count(1)
     show_tab(alice.page, "Party")
     expect(party).not_to_have_class(re.compile("updated"))
 

@@ -132,7 +132,7 @@ KINDS.append(
     RollKind(
         name="two_dice",
         consequences=resources.after_check,  # the cost leaves the sheet
-        stale=frozenset({"party", "dashboard"}),
+        stale=frozenset({"party", "table"}),  # the cost leaves the sheet
         label="Check (2d6)",
         card="systems/two_dice/rolls/check.html",
         form="systems/two_dice/forms/check.html",
@@ -147,7 +147,7 @@ KINDS.append(
         name="two_dice_action",
         label="Action",
         card="systems/two_dice/rolls/action.html",
-        stale=frozenset({"turns", "party", "dashboard"}),
+        stale=frozenset({"turns", "party", "table"}),
         band_labels=BAND_LABELS,
         no_odds="its odds depend on the hinders and resists rolled against it.",
     )
@@ -157,7 +157,7 @@ KINDS.append(
         name="two_dice_reaction",
         label="Reaction",
         card="systems/two_dice/rolls/reaction.html",
-        stale=frozenset({"turns", "party", "dashboard"}),
+        stale=frozenset({"turns", "party", "table"}),
         band_labels=BAND_LABELS,
     )
 )
