@@ -38,7 +38,8 @@ from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import (
     SIDE_PANELS,
     campaign_characters,
-    render_side_panels,
+    render_side_panel,
+    side_panels_for,
     stale_panels,
 )
 from tabletop.scenes.procedures import render_procedure_panels
@@ -255,7 +256,7 @@ class Renders:
     A card is a function of the event, the viewer's visibility of it and the viewer keys its
     templates looked up (``_Asked``): a public card that never asks who is looking is rendered
     once for the GM, its actor and everyone else. Side panels depend on whether the viewer is
-    the GM, nothing more (``panels.render_side_panels``)."""
+    the GM, nothing more, and the party panel not even on that (``panels.render_side_panel``)."""
 
     def __init__(self, scene: Scene) -> None:
         self._scene = scene
@@ -281,12 +282,15 @@ class Renders:
         return html
 
     def side_panels(self, scene: Scene, viewer: Viewer, wanted: frozenset[str]) -> str:
-        key = (viewer.is_gm, wanted)
-        if key not in self._panels:
-            self._panels[key] = render_side_panels(
-                scene, is_gm=viewer.is_gm, oob=True, only=wanted, characters=self._characters
-            )
-        return self._panels[key]
+        html = ""
+        for name in side_panels_for(wanted, is_gm=viewer.is_gm):
+            key = (name, viewer.is_gm and name != "party")  # the party panel is everyone's
+            if key not in self._panels:
+                self._panels[key] = render_side_panel(
+                    scene, name, is_gm=viewer.is_gm, oob=True, characters=self._characters
+                )
+            html += self._panels[key]
+        return html
 
     def _characters(self) -> list[Character]:
         # The campaign's characters, read once for the GM's panels and the players'.
@@ -423,7 +427,12 @@ def visible_page(
     """The last ``limit`` events the viewer may see (before ``before_seq``), in order, and
     whether any visible one is earlier still. Reads newest first in chunks, so a long scene
     costs what its last page costs, not its whole log."""
-    events = SceneEvent.objects.filter(scene=scene).select_related("actor", "character", "parent")
+    # Cards never show the ledger entry itself (the exports do): not read, not decoded.
+    events = (
+        SceneEvent.objects.filter(scene=scene)
+        .select_related("actor", "character", "parent")
+        .defer("ledger", "parent__ledger")
+    )
     if before_seq is not None:
         events = events.filter(seq__lt=before_seq)
     found: list[tuple[SceneEvent, Visibility]] = []
@@ -451,6 +460,7 @@ def visible_events(
     events = (
         SceneEvent.objects.filter(scene=scene, seq__gt=after_seq)
         .select_related("actor", "character", "parent")
+        .defer("ledger", "parent__ledger")
         .order_by("seq")
     )
     out = []

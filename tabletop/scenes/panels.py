@@ -78,6 +78,9 @@ def _hidden(scene: Scene) -> list[SceneEvent]:
         SceneEvent.objects.filter(scene=scene, kind="roll", revealed_at__isnull=True)
         .filter(~Q(audience=Audience.EVERYONE))
         .exclude(audience=Audience.SELF)
+        # What the list shows: not the ledger entry nor the commitment (a tenth of a busy
+        # server's CPU went to reading and decoding them, bench/README.md).
+        .only("seq", "audience", "public", "secret")
         .order_by("-seq")[:20]
     )
 
@@ -136,20 +139,39 @@ def render_side_panels(
     dashboard holds its table and its hidden results). They depend on whether the viewer is
     the GM and on nothing else about them, so one render serves every player
     (``events.Renders``)."""
+    # A player's frame for a hidden roll needs no context at all.
+    return "".join(
+        render_side_panel(scene, name, is_gm=is_gm, oob=oob, characters=characters)
+        for name in side_panels_for(only, is_gm=is_gm)
+    )
+
+
+def side_panels_for(only: Iterable[str] | None, *, is_gm: bool) -> list[str]:
+    """The side panels to render, in page order, of those named (``None``: all of them): the
+    dashboard and its parts are the GM's, and the dashboard holds its parts."""
     wanted = set(SIDE_PANELS if only is None else SIDE_PANELS & set(only))
     if not is_gm:
-        wanted &= {"party"}  # the dashboard is the GM's
+        wanted &= {"party"}
     if "dashboard" in wanted:
-        wanted -= {"table", "hidden"}  # rendered inside it
-    if not wanted:
-        return ""  # a player's frame for a hidden roll needs no context at all
-    ctx = _context(scene, is_gm=is_gm, wanted=frozenset(wanted), characters=characters)
-    ctx["oob"] = oob
-    return "".join(
-        render_fragment(_TEMPLATES[name], ctx)
-        for name in ("party", "dashboard", "table", "hidden")
-        if name in wanted
+        wanted -= {"table", "hidden"}
+    return [name for name in ("party", "dashboard", "table", "hidden") if name in wanted]
+
+
+def render_side_panel(
+    scene: Scene,
+    name: str,
+    *,
+    is_gm: bool,
+    oob: bool,
+    characters: Callable[[], list[Character]] | None = None,
+) -> str:
+    """One side panel, from what it reads alone. The party panel is the same for everyone,
+    the GM included (it is rendered from a player's context), so one render serves the table."""
+    ctx = _context(
+        scene, is_gm=is_gm and name != "party", wanted=frozenset({name}), characters=characters
     )
+    ctx["oob"] = oob
+    return render_fragment(_TEMPLATES[name], ctx)
 
 
 def render_panels(

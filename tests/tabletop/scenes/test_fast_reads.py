@@ -77,3 +77,23 @@ def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
 
     monkeypatch.setattr("tabletop.scenes.actions.scenes.settle_due_in", settle)
     assert actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=[]) == before + 1
+
+
+@pytest.mark.django_db
+def test_the_hidden_results_are_one_query_whatever_their_number(django_assert_num_queries):
+    # The list reads only what it shows; a deferred field read in the template would cost a
+    # query per row.
+    from tabletop.scenes.panels import render_side_panels
+
+    table = make_table()
+    for n in range(5):
+        actions.roll_make(
+            scene=table.scene,
+            actor=table.alice,
+            roll_kind="expression",
+            mode="gm",
+            data={"expression": f"1d4+{1000 + n}"},
+        )
+    with django_assert_num_queries(1):
+        html = render_side_panels(table.scene, is_gm=True, oob=True, only={"hidden"})
+    assert html.count("Reveal") == 5 and 'id="gm-hidden"' in html and "alice" in html
