@@ -196,6 +196,15 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 # How often a scene socket checks the database for events the layer did not deliver.
 SCENE_HEARTBEAT_SECONDS = float(os.environ.get("SCENE_HEARTBEAT_SECONDS", "15"))
+#: Threads that run scenes' commands side by side (tabletop/scenes/outbox.py), each with its own
+#: database connection; fewer than 2: every command on Channels' one database thread. On
+#: PostgreSQL by default; SQLite takes one writer at a time anyway.
+SCENE_COMMAND_THREADS = int(
+    os.environ.get(
+        "SCENE_COMMAND_THREADS",
+        "2" if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" else "0",
+    )
+)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

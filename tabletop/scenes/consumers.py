@@ -173,7 +173,8 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             elif command == "ping":
                 await self.ping(content)
             elif isinstance(command, str) and command in actions.COMMANDS:
-                follow_up = await outbox.run(
+                follow_up = await outbox.run_in_scene(
+                    self.scene_id,
                     actions.run_command,
                     command=command,
                     scene_id=self.scene_id,
@@ -285,7 +286,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         process dies first, the scene's heartbeat in another process settles it (``beats``)."""
         await asyncio.sleep(follow_up.delay)
         try:
-            await outbox.run(follow_up.run)
+            await outbox.run_in_scene(self.scene_id, follow_up.run)
         except Exception:
             log.exception("scene follow-up failed")
 

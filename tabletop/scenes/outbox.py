@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
+from functools import partial
 from typing import Any, TypeVar
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import close_old_connections, connections
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +71,88 @@ async def run(func: Callable[..., T], /, **kwargs: Any) -> T:
         _outbox.reset(token)
         if box:
             await _flush(box)
+
+
+async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) -> T:
+    """``run`` for work on one scene, off the shared database thread when there is a pool.
+
+    With ``SCENE_COMMAND_THREADS`` (PostgreSQL), scenes' commands run side by side on a small
+    pool of threads (each with its own connection): one scene's wait for the database no longer
+    holds up every other scene. Work on one scene stays in order: it waits for the scene's
+    previous call AND that call's broadcast (a lock per scene, first come first served), so
+    each group still receives a scene's seqs in order.
+    """
+    if _pool() is None:
+        return await run(func, **kwargs)
+    async with _scene_lock(scene_id):
+        box: list[Message] = []
+        token = _outbox.set(box)
+        try:
+            call = SyncToAsync(partial(_tidy_call, func), thread_sensitive=False, executor=_pool())
+            return await call(**kwargs)
+        finally:
+            _outbox.reset(token)
+            if box:
+                await _flush(box)
+
+
+def _tidy_call(func: Callable[..., T], /, **kwargs: Any) -> T:
+    # As database_sync_to_async: stale or broken connections are closed before and after.
+    close_old_connections()
+    try:
+        return func(**kwargs)
+    finally:
+        close_old_connections()
+
+
+_executor: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor | None:
+    global _executor
+    threads = settings.SCENE_COMMAND_THREADS
+    if threads < 2:
+        return None
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="scene-command")
+    return _executor
+
+
+def close_pool() -> None:
+    """Close every pool thread's database connection and the pool (a test database can only
+    be dropped once no connection is open on it; a new pool starts on the next command)."""
+    global _executor
+    pool, _executor = _executor, None
+    if pool is None:
+        return
+    threads = pool._max_workers
+    # One task per thread: each waits for the others, so no thread runs two of them.
+    everyone = threading.Barrier(threads)
+
+    def close() -> None:
+        everyone.wait(timeout=10)
+        connections.close_all()
+
+    for done in [pool.submit(close) for _ in range(threads)]:
+        done.result()
+    pool.shutdown()
+
+
+_scene_locks: dict[asyncio.AbstractEventLoop, weakref.WeakValueDictionary[int, asyncio.Lock]] = {}
+
+
+def _scene_lock(scene_id: int) -> asyncio.Lock:
+    # Kept while anyone holds or waits for it (the caller's reference), then forgotten.
+    loop = asyncio.get_running_loop()
+    locks = _scene_locks.get(loop)
+    if locks is None:
+        for old in [old for old in _scene_locks if old.is_closed()]:
+            del _scene_locks[old]
+        locks = _scene_locks[loop] = weakref.WeakValueDictionary()
+    lock = locks.get(scene_id)
+    if lock is None:
+        lock = locks[scene_id] = asyncio.Lock()
+    return lock
 
 
 async def _flush(box: list[Message]) -> None:

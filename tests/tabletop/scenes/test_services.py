@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
 import threading
 
 import pytest
@@ -11,13 +13,13 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions
+from tabletop.scenes import actions, outbox
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies
 from tabletop.systems.percentile import plot_points
 from tests.support.tables import make_table
 from tests.tabletop.conftest import at_once, requires_postgres, requires_redis
-from tests.tabletop.scenes.conftest import connect
+from tests.tabletop.scenes.conftest import connect, drain_all
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -118,3 +120,48 @@ def test_simultaneous_plot_point_spends_never_overdraw_on_postgres():
     ann.refresh_from_db()
     assert ann.plot_points == 0 and ann.plot_points_total == 2
     assert SceneEvent.objects.filter(kind="plot_spend").count() == 2
+
+
+@requires_postgres
+@pytest.mark.usefixtures("close_db_after")
+async def test_commands_on_the_thread_pool_keep_each_scenes_frames_in_order(settings):
+    # Two scenes' commands run side by side on the pool (tabletop/scenes/outbox.py); each
+    # socket must still get its scene's frames live, in seq order, none missing.
+    settings.SCENE_COMMAND_THREADS = 4
+    assert outbox._pool() is not None
+    table = await sync_to_async(make_table)()
+
+    def second_scene():
+        scene = actions.scene_create(campaign=table.campaign, actor=table.gm, name="Second")
+        return actions.scene_open(scene=scene, actor=table.gm)
+
+    scenes = [table.scene, await sync_to_async(second_scene)()]
+    seats = {
+        scene.pk: [await connect(user, scene) for user in (table.gm, table.alice, table.bob)]
+        for scene in scenes
+    }
+    for socks in seats.values():
+        for sock in socks:
+            sock.frames.clear()
+    sends = []
+    for n in range(5):  # five rolls from each player on each scene, all in flight at once
+        for socks in seats.values():
+            for sock in socks[1:]:
+                mode = ("public", "gm", "blind")[n % 3]
+                sends.append(sock.send(command="roll", roll_kind="expression", mode=mode,
+                                       expression=f"1d4+{n}"))  # fmt: skip
+    await asyncio.gather(*sends)
+    for socks in seats.values():
+        await drain_all(*socks)
+    for scene in scenes:
+        newest = await sync_to_async(
+            lambda s=scene: SceneEvent.objects.filter(scene=s).order_by("-seq").first().seq
+        )()
+        for sock in seats[scene.pk]:
+            frames = sock.event_frames()
+            seqs = [int(re.search(r'data-seq="(\d+)"', f).group(1)) for f in frames]
+            assert seqs == list(range(newest - 9, newest + 1)), seqs  # ten rolls, in order
+            assert all('class="event event-roll live' in f for f in frames)  # none replayed
+    for socks in seats.values():
+        for sock in socks:
+            await sock.close()
