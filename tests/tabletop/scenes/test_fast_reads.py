@@ -97,3 +97,37 @@ def test_the_hidden_results_are_one_query_whatever_their_number(django_assert_nu
     with django_assert_num_queries(1):
         html = render_side_panels(table.scene, is_gm=True, oob=True, only={"hidden"})
     assert html.count("Reveal") == 5 and 'id="gm-hidden"' in html and "alice" in html
+
+
+def test_a_pool_thread_tidies_its_connection_once_a_second_and_after_an_error(monkeypatch):
+    from django.db import connection
+
+    from tabletop.scenes import outbox
+
+    tidied: list[float] = []
+
+    def tidy() -> None:  # as Django's: a connection with errors is closed (and so clean)
+        tidied.append(1)
+        connection.errors_occurred = False
+
+    monkeypatch.setattr(outbox, "close_old_connections", tidy)
+    monkeypatch.setattr(outbox._tidied, "at", -1e9, raising=False)
+    clock = [1000.0]
+    monkeypatch.setattr(outbox.time, "monotonic", lambda: clock[0])
+    for _ in range(3):
+        outbox._tidy_call(lambda: None)
+    assert len(tidied) == 1  # the first call only: no health check round trip per command
+    clock[0] += outbox.TIDY_EVERY_SECONDS
+    outbox._tidy_call(lambda: None)
+    assert len(tidied) == 2  # a second on: checked (and recycled when too old) again
+
+    def fails() -> None:
+        connection.errors_occurred = True  # as Django marks a connection a query broke
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(connection, "errors_occurred", False)
+    with pytest.raises(RuntimeError):
+        outbox._tidy_call(fails)
+    assert len(tidied) == 3  # closed at once, not handed to the next command
+    outbox._tidy_call(lambda: None)
+    assert len(tidied) == 4  # and the next command checks it again
