@@ -112,8 +112,9 @@ def cases() -> list[Case]:
                     ours=_uncached(
                         conductor.attack_hit_probability, skill=dice - 1, difficulty=difficulty
                     ),
+                    # A six always hits (RULES-NOTES, revised): the threshold is min(d, 6).
                     icepool=lambda n=dice, d=difficulty: Fraction(
-                        (_highest(n) >= d).probability(True)
+                        (_highest(n) >= min(d, 6)).probability(True)
                     ),
                     same_answer=_exact,
                 )
@@ -124,7 +125,7 @@ def cases() -> list[Case]:
                 ours=_uncached(
                     conductor.attack_hit_probability, skill=dice - 1, difficulty=7, bennies=2
                 ),
-                icepool=lambda n=dice: Fraction((_highest(n) + 2 >= 7).probability(True)),
+                icepool=lambda n=dice: Fraction((_highest(n) + 2 >= min(7, 6)).probability(True)),
                 same_answer=_exact,
             )
         )
