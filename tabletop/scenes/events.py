@@ -38,6 +38,7 @@ from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import (
     SIDE_PANELS,
     campaign_characters,
+    render_hidden_entry,
     render_side_panel,
     side_panels_for,
     stale_panels,
@@ -281,14 +282,17 @@ class Renders:
         self._cards.setdefault(key, []).append(({n: values[n] for n in asked_names}, html))
         return html
 
-    def side_panels(self, scene: Scene, viewer: Viewer, wanted: frozenset[str]) -> str:
+    def side_panels(self, event: SceneEvent, viewer: Viewer, wanted: frozenset[str]) -> str:
         html = ""
         for name in side_panels_for(wanted, is_gm=viewer.is_gm):
             key = (name, viewer.is_gm and name != "party")  # the party panel is everyone's
             if key not in self._panels:
-                self._panels[key] = render_side_panel(
-                    scene, name, is_gm=viewer.is_gm, oob=True, characters=self._characters
-                )
+                if name == "hidden":  # a hidden roll joined the list (kinds._roll_stale)
+                    self._panels[key] = render_hidden_entry(event)
+                else:
+                    self._panels[key] = render_side_panel(
+                        event.scene, name, is_gm=viewer.is_gm, oob=True, characters=self._characters
+                    )
             html += self._panels[key]
         return html
 
@@ -325,7 +329,7 @@ def render_frame(
     if live and stale:
         side = frozenset(stale & SIDE_PANELS)
         if side:
-            parts.append(renders.side_panels(event.scene, viewer, side))
+            parts.append(renders.side_panels(event, viewer, side))
         procedures = stale - SIDE_PANELS
         if procedures:
             event.scene.refresh_from_db(fields=["state"])

@@ -6,8 +6,8 @@ those and nothing else. Generic kinds are registered here; a game system brings 
 its ``System`` (tabletop.systems). ``record_event`` refuses a kind nobody registered.
 
 Panel names: ``party`` (everyone's currencies and harm), ``dashboard`` (the GM's), two parts of
-it alone, ``table`` (every character's sheet numbers) and ``hidden`` (the hidden results), and
-each procedure panel's own name
+it alone, ``table`` (every character's sheet numbers) and ``hidden`` (a hidden roll's entry in
+the hidden results), and each procedure panel's own name
 (``turns``, a system's ``challenge``...).
 """
 
@@ -81,7 +81,8 @@ _HIDDEN = frozenset({Audience.GM_ONLY, Audience.PRIVATE, Audience.BLIND})
 
 
 def _roll_stale(event: Any) -> set[str]:
-    """A hidden roll joins the GM's list of hidden results (``hidden``, in the dashboard); a
+    """A hidden roll joins the GM's list of hidden results (``hidden``: its entry, added to the
+    dashboard's list); a
     roll with a foe waiting to strike back joins the GM's list of those; a kind may make its
     procedure's panel stale."""
     stale: set[str] = set()

@@ -174,6 +174,13 @@ def render_side_panel(
     return render_fragment(_TEMPLATES[name], ctx)
 
 
+def render_hidden_entry(event: SceneEvent) -> str:
+    """A hidden roll joining the GM's hidden results: its entry alone, put at the top of the
+    list on the page (the list was 20 entries and 8 KB re-rendered for every hidden roll). The
+    GM's, like the whole list."""
+    return render_fragment("scenes/_hidden_joins.html", {"roll": event})
+
+
 def render_panels(
     scene: Scene, viewer: Viewer, *, oob: bool, only: Iterable[str] | None = None
 ) -> str:

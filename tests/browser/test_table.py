@@ -132,13 +132,19 @@ def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
         expect(seat.page.locator(".event-roll").last).to_contain_text(re.compile("5555[45]"))
     expect(bob.page.locator(".event-roll").last).to_contain_text("privately to the GM")
     assert not re.search("5555[45]", bob.everything() + bob.page.content())
-    # The GM's frame carried the dashboard's hidden results alone, morphed in place.
+    # The GM's frame carried the roll's entry in the hidden results alone, put at the top of
+    # the list; the list's "none waiting" line is gone from view.
     show_tab(gm.page, "GM")
-    hidden = gm.page.locator("#gm-dashboard #gm-hidden")
-    expect(hidden).to_contain_text(re.compile("5555[45]"))
-    expect(gm.page.locator("#gm-hidden")).to_have_count(1)
+    entries = gm.page.locator("#gm-dashboard #gm-hidden-list > li:visible")
+    expect(entries).to_have_count(1)
+    expect(entries.first).to_contain_text(re.compile("5555[45]"))
     frame = next(f for f in reversed(gm.frames) if re.search("5555[45]", f))
-    assert 'id="gm-hidden"' in frame and 'id="gm-dashboard"' not in frame
+    assert "afterbegin:#gm-hidden-list" in frame and 'id="gm-dashboard"' not in frame
+    assert "No hidden rolls" not in frame
+    # The entry's Reveal works on the swapped-in entry; the list is then empty again.
+    entries.first.get_by_role("button", name="Reveal").click()
+    expect(bob.page.locator(".event-roll", has_text=re.compile("5555[45]"))).to_have_count(1)
+    expect(gm.page.locator("#gm-hidden-list > li:visible")).to_have_text("No hidden rolls waiting.")
 
     # /help and a bad whisper: a message in the composer, nothing sent.
     before = len(alice.sent)
