@@ -36,8 +36,10 @@ from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import (
+    ROW_PANELS,
     SIDE_PANELS,
     campaign_characters,
+    render_character_row,
     render_hidden_entry,
     render_side_panel,
     side_panels_for,
@@ -264,6 +266,7 @@ class Renders:
         self._cards: dict[tuple[Any, ...], list[tuple[dict[str, bool], str]]] = {}
         self._panels: dict[tuple[Any, ...], str] = {}
         self._cast: list[Character] | None = None
+        self._sheets: dict[int, Character | None] = {}
 
     def card(
         self, event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool = False
@@ -285,16 +288,29 @@ class Renders:
     def side_panels(self, event: SceneEvent, viewer: Viewer, wanted: frozenset[str]) -> str:
         html = ""
         for name in side_panels_for(wanted, is_gm=viewer.is_gm):
-            key = (name, viewer.is_gm and name != "party")  # the party panel is everyone's
+            # The party panel (and its cells) are everyone's, the GM's included.
+            key = (name, viewer.is_gm and name not in ("party", "party-row"))
             if key not in self._panels:
                 if name == "hidden":  # a hidden roll joined the list (kinds._roll_stale)
                     self._panels[key] = render_hidden_entry(event)
+                elif name in ROW_PANELS:  # only the event's character's sheet changed
+                    self._panels[key] = render_character_row(event.scene, name, self._sheet(event))
                 else:
                     self._panels[key] = render_side_panel(
                         event.scene, name, is_gm=viewer.is_gm, oob=True, characters=self._characters
                     )
             html += self._panels[key]
         return html
+
+    def _sheet(self, event: SceneEvent) -> Character | None:
+        # The event's character as committed, read once for the players' cells and the GM's.
+        if event.character_id is None:
+            return None
+        if event.character_id not in self._sheets:
+            self._sheets[event.character_id] = Character.objects.filter(
+                pk=event.character_id
+            ).first()
+        return self._sheets[event.character_id]
 
     def _characters(self) -> list[Character]:
         # The campaign's characters, read once for the GM's panels and the players'.

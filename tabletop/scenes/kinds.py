@@ -7,7 +7,8 @@ its ``System`` (tabletop.systems). ``record_event`` refuses a kind nobody regist
 
 Panel names: ``party`` (everyone's currencies and harm), ``dashboard`` (the GM's), two parts of
 it alone, ``table`` (every character's sheet numbers) and ``hidden`` (a hidden roll's entry in
-the hidden results), and each procedure panel's own name
+the hidden results), ``party-row`` and ``table-row`` (the event's character's numbers alone,
+when only its sheet changed), and each procedure panel's own name
 (``turns``, a system's ``challenge``...).
 """
 

@@ -118,7 +118,7 @@ def _context(
 #: the party's and the GM's dashboard, and two parts of the dashboard on their own: its table
 #: of every character (a roll that only changes a sheet) and its list of hidden results (a
 #: hidden roll), so such an event does not re-render the whole dashboard.
-SIDE_PANELS = frozenset({"party", "dashboard", "table", "hidden"})
+SIDE_PANELS = frozenset({"party", "dashboard", "table", "hidden", "party-row", "table-row"})
 _TEMPLATES = {
     "party": "scenes/_party.html",
     "dashboard": "scenes/_dashboard.html",
@@ -143,6 +143,7 @@ def render_side_panels(
     return "".join(
         render_side_panel(scene, name, is_gm=is_gm, oob=oob, characters=characters)
         for name in side_panels_for(only, is_gm=is_gm)
+        if name not in ROW_PANELS  # a character's cells are an event's (events.Renders)
     )
 
 
@@ -151,10 +152,15 @@ def side_panels_for(only: Iterable[str] | None, *, is_gm: bool) -> list[str]:
     dashboard and its parts are the GM's, and the dashboard holds its parts."""
     wanted = set(SIDE_PANELS if only is None else SIDE_PANELS & set(only))
     if not is_gm:
-        wanted &= {"party"}
+        wanted &= {"party", "party-row"}
     if "dashboard" in wanted:
         wanted -= {"table", "hidden"}
-    return [name for name in ("party", "dashboard", "table", "hidden") if name in wanted]
+    if "party" in wanted:
+        wanted.discard("party-row")  # the whole panel holds the row
+    if wanted & {"dashboard", "table"}:
+        wanted.discard("table-row")
+    order = ("party", "party-row", "dashboard", "table", "table-row", "hidden")
+    return [name for name in order if name in wanted]
 
 
 def render_side_panel(
@@ -172,6 +178,22 @@ def render_side_panel(
     )
     ctx["oob"] = oob
     return render_fragment(_TEMPLATES[name], ctx)
+
+
+#: One character's cells alone (only its sheet changed): in the party panel (a player
+#: character's) and in the GM's table. Panel name -> the cells' id prefix.
+ROW_PANELS = {"party-row": "party", "table-row": "gm-table"}
+
+
+def render_character_row(scene: Scene, name: str, character: Character | None) -> str:
+    """The numbers of one character (as committed: read it afresh), each swapped into its cell
+    on the page: a check that pays from one sheet re-renders those cells, not every table.
+    Nothing for no character, and no party cells for a character the party panel does not
+    list."""
+    if character is None or (name == "party-row" and character.kind != Character.Kind.PC):
+        return ""
+    ctx = {"row": _rows(scene, [character])[0], "prefix": ROW_PANELS[name]}
+    return render_fragment("scenes/_sheet_cells.html", ctx)
 
 
 def render_hidden_entry(event: SceneEvent) -> str:

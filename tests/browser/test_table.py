@@ -335,3 +335,32 @@ def test_each_member_s_round_trip_shows_in_the_presence_list(browser: Browser, s
         row = seat.page.locator("#presence li", has_text=user)
         # Measured over the socket every 5 s; the first right after connecting.
         expect(row.locator(".rtt")).to_have_text(re.compile(r"^\d+ ms$"), timeout=12000)
+
+
+def test_a_check_moves_only_its_characters_numbers_on_every_page(browser: Browser, server):
+    # A two_dice check pays its cost from the roller's sheet: the frames carry that
+    # character's numbers alone, each swapped into its cell of the party panel and of the
+    # GM's table (not the panels, not the other characters).
+    path = demo_scenes(server)["Demo: Two Dice"]
+    gm = Seat(browser, server, "gm", path)
+    alice = Seat(browser, server, "alice", path)
+    show_tab(gm.page, "GM")
+    tamsin = 'tr:has-text("Tamsin Reed") td:nth-of-type(3)'  # Focus: Health, Stamina, Focus
+    gm_focus = gm.page.locator(f"#gm-table {tamsin}")
+    party_focus = alice.page.locator(f"#party {tamsin}")
+    expect(gm_focus).to_have_text("5 / 5")
+    form = alice.page.locator('form[data-roll-kind="two_dice"]')
+    form.get_by_label("Character").select_option(label="Tamsin Reed")
+    form.get_by_label("Attribute").select_option("Wits")
+    form.get_by_label("Difficulty").select_option("Normal")  # cost 2
+    form.get_by_label("Resource that pays").select_option("Focus")
+    form.get_by_role("button", name="Roll").click()
+    expect(gm_focus).to_have_text("3 / 5")
+    expect(party_focus).to_have_text("3 / 5")
+    expect(gm.page.locator(f"#party {tamsin}")).to_have_text("3 / 5")
+    expect(gm.page.locator("#gm-table tbody tr")).to_have_count(3)  # nothing added or lost
+    expect(gm.page.locator("#gm-table tbody tr td span[id]")).to_have_count(3 * 4)
+    frame = next(f for f in reversed(alice.frames) if 'id="party-' in f)
+    assert 'id="party"' not in frame and "gm-table" not in frame  # cells, and only hers
+    gm_frame = next(f for f in reversed(gm.frames) if 'id="gm-table-' in f)
+    assert 'id="gm-table"' not in gm_frame and "Garrick" not in gm_frame

@@ -132,7 +132,7 @@ KINDS.append(
     RollKind(
         name="two_dice",
         consequences=resources.after_check,  # the cost leaves the sheet
-        stale=frozenset({"party", "table"}),  # the cost leaves the sheet
+        stale=frozenset({"party-row", "table-row"}),  # the cost leaves the roller's sheet
         label="Check (2d6)",
         card="systems/two_dice/rolls/check.html",
         form="systems/two_dice/forms/check.html",
