@@ -25,14 +25,21 @@ import datetime as dt
 import json
 import os
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 from typing import Any
 
-from bench.fanout.run import OUT, REDIS, base_env, cpu_model, create_database, drop_database
-from bench.fanout.servers import ROOT, Daphne, machine_busy_seconds
+from bench.fanout.run import (
+    OUT,
+    REDIS,
+    base_env,
+    build_tables,
+    cpu_model,
+    create_database,
+    drop_database,
+    load_generator,
+)
+from bench.fanout.servers import Daphne, machine_busy_seconds
 
 N = 8
 CEILING_SCENES, TARGET_SCENES = 10, 100
@@ -60,7 +67,6 @@ def play(stack: str, steps: list[dict[str, Any]], env: dict[str, str], setup: di
     server_env = {**env, "REDIS_URL": REDIS, "CHANNEL_LAYER": "pubsub"}
     log = OUT / f"daphne-ratio-{stack}.log"
     server = Daphne(APPS[stack], server_env, log)
-    proc: subprocess.Popen[str] | None = None
     results = []
     try:
         server.start()
@@ -74,26 +80,10 @@ def play(stack: str, steps: list[dict[str, Any]], env: dict[str, str], setup: di
             "mix": stack == "app",
             "steps": steps,
         }
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump(plan, f)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.fanout.loadgen", f.name],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            result = json.loads(line)
+        for result in load_generator(plan, env):
             results.append(result)
             print(f"  {stack:4} {brief(result)}", flush=True)
-        if proc.wait() != 0:
-            raise RuntimeError(f"the load generator failed ({stack})")
-        os.unlink(f.name)
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.kill()
         server.stop()
     return results
 
@@ -158,16 +148,7 @@ def main() -> int:
             "characters": True,
             "scene_groups": {"ceiling": CEILING_SCENES, "target": TARGET_SCENES},
         }
-        done = subprocess.run(
-            [sys.executable, "-m", "bench.fanout.setup"],
-            cwd=ROOT,
-            env=env,
-            input=json.dumps(spec),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        setup = json.loads(done.stdout)
+        setup = build_tables(spec, env)
         print(f"ratio: database {db_name} ready in {time.monotonic() - started:.0f} s", flush=True)
         plan = cells(setup["scene_groups"], window)
         results: dict[str, dict[str, list[dict[str, Any]]]] = {}

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -211,7 +212,6 @@ def play(
     started = time.monotonic()
     for life_no, steps in enumerate(lives(shape, config, stack, setup["scene_groups"])):
         servers = [Daphne(app, server_env, log) for _ in range(config.processes)]
-        proc: subprocess.Popen[str] | None = None
         try:
             for server in servers:
                 server.start()
@@ -224,31 +224,54 @@ def play(
                 "frame_sample": setup["frame_sample"],
                 "steps": steps,
             }
-            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-                json.dump(plan, f)
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "bench.fanout.loadgen", f.name],
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                result = json.loads(line)
+            for result in load_generator(plan, env):
                 result.update(stack=stack, config=config.key, life=life_no)
                 results.append(result)
                 print(f"  {stack:4} {config.key:12} {summary(result)}", flush=True)
-            if proc.wait() != 0:
-                raise RuntimeError(f"the load generator failed ({stack}, {config.key})")
-            os.unlink(f.name)
         finally:
-            if proc is not None and proc.poll() is None:
-                proc.kill()
             for server in servers:
                 server.stop()
     print(f"  {stack} {config.key}: {time.monotonic() - started:.0f} s", flush=True)
     return results
+
+
+def build_tables(spec: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+    """Fill the bench database as ``spec`` says (``bench/fanout/setup.py``, a process of its
+    own with the bench's settings): what it made, for the load generator's plans."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.fanout.setup"],
+        cwd=ROOT,
+        env=env,
+        input=json.dumps(spec),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def load_generator(plan: dict[str, Any], env: dict[str, str]) -> Iterator[dict[str, Any]]:
+    """Play ``plan`` with the load generator (a process of its own): each step's result as it
+    comes. Raises when the generator fails; it never outlives the caller's loop."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(plan, f)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench.fanout.loadgen", f.name],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            yield json.loads(line)
+        if proc.wait() != 0:
+            raise RuntimeError(f"the load generator failed ({plan['stack']})")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.unlink(f.name)
 
 
 def summary(r: dict[str, Any]) -> str:
@@ -284,16 +307,7 @@ def main(quick: bool = False) -> int:
     create_database(db_name)
     try:
         spec = {"campaigns": CAMPAIGNS, "players": PLAYERS, "scene_groups": scene_groups(shape)}
-        done = subprocess.run(
-            [sys.executable, "-m", "bench.fanout.setup"],
-            cwd=ROOT,
-            env=env,
-            input=json.dumps(spec),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        setup = json.loads(done.stdout)
+        setup = build_tables(spec, env)
         print(f"fan-out: database {db_name} ready in {time.monotonic() - started:.0f} s")
         results: list[dict[str, Any]] = []
         for config in configs:

@@ -36,3 +36,27 @@ def make_table(system: str = "conductor") -> Table:
     scene = actions.scene_create(campaign=campaign, actor=gm, name="The sunken vault")
     scene = actions.scene_open(scene=scene, actor=gm)
     return Table(gm, alice, bob, outsider, campaign, scene)
+
+
+def mira_and_troll(table: Table, **mira: Any) -> tuple[Any, Any]:
+    """alice's Mira (a skilled PC; ``mira``: more of her sheet) and the GM's cave troll (a foe),
+    the pair the secrecy tests roll with."""
+    from tabletop.characters.models import Character
+
+    hero = Character.objects.create(
+        campaign=table.campaign,
+        owner=table.alice,
+        name="Mira",
+        skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
+        difficulty=3,
+        **{"bennies": 0, **mira},
+    )
+    troll = Character.objects.create(
+        campaign=table.campaign,
+        owner=table.gm,
+        name="Cave troll",
+        kind="foe",
+        difficulty=4,
+        skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
+    )
+    return hero, troll

@@ -25,7 +25,7 @@ from tabletop.scenes import actions, outbox
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.selectors import replay_frames
 from tabletop.systems.conductor import bennies, expedition, strike_back
-from tests.support.tables import make_table
+from tests.support.tables import make_table, mira_and_troll
 from tests.tabletop.systems.roll_panels import PANEL_INPUTS
 
 #: Who rolls in each hidden mode, and who is outside its audience.
@@ -47,27 +47,6 @@ def _normalise(text: str) -> str:
     text = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "<csrf>", text)
     text = re.sub(r'"X-CSRFToken": *"[^"]*"', "<csrf>", text)
     return re.sub(r"\d+", "<n>", text)  # seqs, ids and times: what differs between two rolls
-
-
-def _table_for(system: str):
-    table = make_table(system=system)
-    mira = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.alice,
-        name="Mira",
-        skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
-        difficulty=3,
-        bennies=0,
-    )
-    troll = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.gm,
-        name="Cave troll",
-        kind="foe",
-        difficulty=4,
-        skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
-    )
-    return table, mira, troll
 
 
 def _what_outsiders_see(table, mode, *, kind, data, people, seed, capture):
@@ -141,24 +120,8 @@ def test_outsiders_see_the_same_whatever_a_hidden_roll_shows(
 ):
     system, data = PANEL_INPUTS[kind]
     table = make_table(system=system)
-    people = {
-        "mira": Character.objects.create(
-            campaign=table.campaign,
-            owner=table.alice,
-            name="Mira",
-            skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
-            difficulty=3,
-            bennies=0,
-        ),
-        "troll": Character.objects.create(
-            campaign=table.campaign,
-            owner=table.gm,
-            name="Cave troll",
-            kind="foe",
-            difficulty=4,
-            skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
-        ),
-    }
+    mira, troll = mira_and_troll(table)
+    people = {"mira": mira, "troll": troll}
     by_outcome: dict[tuple, dict[str, list[str]]] = {}
     for seed in SEEDS:
         secret, seen = _what_outsiders_see(

@@ -23,31 +23,15 @@ from tabletop.scenes.events import VIEWER_KEYS, _Asked, render_frame
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import panel_context
-from tests.support.tables import make_table
+from tests.support.tables import make_table, mira_and_troll
 from tests.tabletop.systems.roll_panels import PANEL_INPUTS
 
 
 def _people(table) -> dict[str, Character]:
-    return {
-        "mira": Character.objects.create(
-            campaign=table.campaign,
-            owner=table.alice,
-            name="Mira",
-            skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
-            difficulty=3,
-            bennies=2,
-            resources={"Focus": {"current": 5, "max": 5}},
-            attributes={"Wits": 2},
-        ),
-        "troll": Character.objects.create(
-            campaign=table.campaign,
-            owner=table.gm,
-            name="Cave troll",
-            kind="foe",
-            difficulty=4,
-            skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
-        ),
-    }
+    mira, troll = mira_and_troll(
+        table, bennies=2, resources={"Focus": {"current": 5, "max": 5}}, attributes={"Wits": 2}
+    )
+    return {"mira": mira, "troll": troll}
 
 
 def _roll(table, people, *, kind, mode, capture) -> tuple[Any, list[tuple[str, dict]]]:
