@@ -116,18 +116,24 @@ def test_the_luck_index_is_the_mean_mid_rank_percentile_worked_out_by_hand():
         worse = sum((p for _, p in roll.bands[:at]), Fraction(0))
         total += worse + roll.bands[at][1] / 2
     assert luck_index(rolls) == 100 * total / len(rolls)
-    # The fair range: 50 +- 1.96 standard errors, each roll's variance exact from its odds.
-    variance = Fraction(0)
-    for roll in rolls:
-        cumulative, mean_square = Fraction(0), Fraction(0)
-        for _, p in roll.bands:
-            mean_square += p * (cumulative + p / 2) ** 2
-            cumulative += p
-        variance += mean_square - Fraction(1, 4)
-    half_width = 1.96 * 100 * math.sqrt(variance) / len(rolls)
     low, high = luck_range(rolls)
-    assert low == pytest.approx(50 - half_width) and high == pytest.approx(50 + half_width)
     assert low < float(luck_index(rolls)) < high
+
+
+def test_the_fair_luck_range_worked_out_by_hand():
+    # A coin (bands 1/2, 1/2): its mid-rank percentile is 1/4 or 3/4, variance 1/16. A 1-2-1
+    # roll (1/4, 1/2, 1/4): 1/8, 1/2 or 7/8, variance 41/128 - 1/4 = 9/128. Two of each:
+    # the mean's variance is (2/16 + 2 * 9/128) / 4**2 = 34/2048, so the range is
+    # 50 +- 1.96 * 100 * sqrt(34/2048).
+    coin = Roll(
+        "a", "k", "k", "coin", (("tails", Fraction(1, 2)), ("heads", Fraction(1, 2))), "tails"
+    )
+    bell = (("1", Fraction(1, 4)), ("2", Fraction(1, 2)), ("3", Fraction(1, 4)))
+    middle = Roll("a", "k", "k", "1-2-1", bell, "2")
+    half_width = 1.96 * 100 * math.sqrt(34 / 2048)
+    low, high = luck_range([coin, coin, middle, middle])
+    assert low == pytest.approx(50 - half_width) and high == pytest.approx(50 + half_width)
+    assert luck_range([Roll("a", "k", "k", "no odds")]) is None  # nothing fitted, no range
 
 
 def test_a_certain_outcome_is_average_luck_and_a_best_result_is_lucky():
