@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from functools import partial
@@ -64,14 +64,7 @@ def _flush_lock() -> asyncio.Lock:
 
 async def run(func: Callable[..., T], /, **kwargs: Any) -> T:
     """Run a sync action on the database thread; send what it broadcast from this loop."""
-    box: list[Message] = []
-    token = _outbox.set(box)
-    try:
-        return await database_sync_to_async(func)(**kwargs)
-    finally:
-        _outbox.reset(token)
-        if box:
-            await _flush(box)
+    return await _collecting(lambda: database_sync_to_async(func)(**kwargs))
 
 
 async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) -> T:
@@ -83,18 +76,25 @@ async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) 
     previous call AND that call's broadcast (a lock per scene, first come first served), so
     each group still receives a scene's seqs in order.
     """
-    if _pool() is None:
+    pool = _pool()
+    if pool is None:
         return await run(func, **kwargs)
+    on_pool = SyncToAsync(partial(_tidy_call, func), thread_sensitive=False, executor=pool)
     async with _scene_lock(scene_id):
-        box: list[Message] = []
-        token = _outbox.set(box)
-        try:
-            call = SyncToAsync(partial(_tidy_call, func), thread_sensitive=False, executor=_pool())
-            return await call(**kwargs)
-        finally:
-            _outbox.reset(token)
-            if box:
-                await _flush(box)
+        return await _collecting(lambda: on_pool(**kwargs))
+
+
+async def _collecting(call: Callable[[], Awaitable[T]]) -> T:
+    """Await ``call()`` with an outbox open (the thread it runs on sees it: the context is
+    copied there), then send what it collected, in order."""
+    box: list[Message] = []
+    token = _outbox.set(box)
+    try:
+        return await call()
+    finally:
+        _outbox.reset(token)
+        if box:
+            await _flush(box)
 
 
 #: A pool thread's connection that was tidied (checked, recycled when too old) this recently
