@@ -81,11 +81,18 @@ def get(name: str) -> EventKind:
 _HIDDEN = frozenset({Audience.GM_ONLY, Audience.PRIVATE, Audience.BLIND})
 
 
+#: A character's row alone -> the whole panel it is a row of.
+_ROWS = {"party-row": "party", "table-row": "table"}
+
+
 def _roll_stale(event: Any) -> set[str]:
     """A hidden roll joins the GM's list of hidden results (``hidden``: its entry, added to the
-    dashboard's list); a
-    roll with a foe waiting to strike back joins the GM's list of those; a kind may make its
-    procedure's panel stale."""
+    dashboard's list); a roll with a foe waiting to strike back joins the GM's list of those; a
+    kind may make its procedure's panel stale.
+
+    A kind's character rows (``party-row``: only the roller's sheet changed) hold for a roll in
+    the open only. A roll outside it changes no sheet until its reveal (its consequences wait),
+    and a row would name the character, which is the roll's secret."""
     stale: set[str] = set()
     if event.audience in _HIDDEN:
         stale.add("hidden")
@@ -94,6 +101,8 @@ def _roll_stale(event: Any) -> set[str]:
     kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
     if kind is not None:
         stale |= kind.stale
+    if event.audience != Audience.EVERYONE:
+        stale -= set(_ROWS)
     return stale
 
 
@@ -102,12 +111,13 @@ register(EventKind("roll", "scenes/events/roll.html", stale=_roll_stale, audienc
 
 def _reveal_stale(event: Any) -> set[str]:
     """A reveal leaves the GM's hidden list, and what the revealed roll's kind sets going at
-    the table (its consequences run now) makes that kind's panels stale too."""
+    the table (its consequences run now) makes that kind's panels stale too: whole panels,
+    since the rows are the revealed roll's character's, not the reveal's."""
     stale = {"dashboard"}
     if event.parent is not None:
         kind = ROLL_KINDS.get(str(roll_data(event.parent).get("roll_kind", "")))
         if kind is not None:
-            stale |= kind.stale
+            stale |= {_ROWS.get(name, name) for name in kind.stale}
     return stale
 
 

@@ -21,6 +21,7 @@ from tabletop.scenes import actions, outbox
 from tabletop.scenes.audiences import Viewer, groups_for, scene_group
 from tabletop.scenes.events import VIEWER_KEYS, _Asked, render_frame
 from tabletop.scenes.frames import render_fragment
+from tabletop.scenes.models import SceneEvent
 from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import panel_context
 from tests.support.tables import make_table, mira_and_troll
@@ -151,3 +152,38 @@ def test_fragments_print_numbers_as_the_locale_would(is_gm):
         fragment = render_fragment(name, dict(ctx))
         assert fragment == render_to_string(name, dict(ctx))
         assert "1234567" in fragment or name.endswith("_dashboard.html")
+
+
+@pytest.mark.django_db
+def test_a_hidden_check_sends_no_row_that_names_its_character(django_capture_on_commit_callbacks):
+    # An open check sends its roller's numbers alone (party-<id>-...). A hidden one changes no
+    # sheet until its reveal, and a row would tell bob whose check it was: it sends none, and
+    # the reveal, which pays, sends whole panels.
+    table = make_table(system="two_dice")
+    mira = _people(table)["mira"]
+    check = {"attribute": "Wits", "resource": "Focus", "difficulty": "Normal"}
+    bob = Viewer(table.bob.pk, False)
+
+    def sent_by(action) -> list[str]:
+        sent: list[tuple[str, dict[str, Any]]] = []
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(outbox, "group_send", lambda group, msg: sent.append((group, msg)))
+            with django_capture_on_commit_callbacks(execute=True):
+                event = action()
+        return _received(sent, bob, table.scene.pk, event.seq)
+
+    def roll(mode: str):
+        return actions.roll_make(
+            scene=table.scene, actor=table.alice, roll_kind="two_dice", mode=mode,
+            character=mira, data=check, rng=random.Random(3),
+        )  # fmt: skip
+
+    (public,) = sent_by(lambda: roll("public"))
+    assert f'id="party-{mira.pk}-r' in public and 'id="party"' not in public
+    (hidden,) = sent_by(lambda: roll("gm"))
+    assert f"party-{mira.pk}" not in hidden and "Mira" not in hidden
+    hidden_seq = SceneEvent.objects.filter(scene=table.scene).latest("seq").seq
+    (reveal,) = sent_by(
+        lambda: actions.roll_reveal(scene=table.scene, actor=table.gm, seq=hidden_seq)
+    )
+    assert 'id="party"' in reveal and "1 / 5" in reveal  # 5, 3 after the first, 1 after this
