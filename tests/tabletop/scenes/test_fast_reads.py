@@ -131,3 +131,35 @@ def test_a_pool_thread_tidies_its_connection_once_a_second_and_after_an_error(mo
     assert len(tidied) == 3  # closed at once, not handed to the next command
     outbox._tidy_call(lambda: None)
     assert len(tidied) == 4  # and the next command checks it again
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_event_written_once_as_sql_reads_back_as_the_orm_would_have_written_it():
+    # Every field set: a hidden roll of a character (commitment, nonce, ledger entry), then a
+    # reveal with its parent, and a whisper with its recipients.
+    from tabletop.characters.models import Character
+    from tabletop.scenes.models import SceneEvent
+
+    table = make_table(system="two_dice")
+    hero = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Ayla")
+    hidden = actions.roll_make(
+        scene=table.scene, actor=table.gm, roll_kind="expression", mode="blind",
+        character=hero, data={"expression": "2d6+1"},
+    )  # fmt: skip
+    reveal = actions.roll_reveal(scene=table.scene, actor=table.gm, seq=hidden.seq)
+    whisper = actions.chat_say(
+        scene=table.scene, actor=table.gm, text="the door is trapped", to=[table.alice.pk]
+    )
+    for written in (hidden, reveal, whisper):
+        read = SceneEvent.objects.get(pk=written.pk)
+        fields = _fields(read)
+        if written is hidden:
+            fields["revealed_at"] = None  # the reveal came after the roll was written
+        assert fields == _fields(written)
+        assert not written._state.adding
+    assert hidden.commitment and hidden.nonce and hidden.ledger and hidden.character_id == hero.pk
+    assert reveal.parent_id == hidden.pk and whisper.recipients == [table.alice.pk]
+    # The chain's head moved with each entry, in the event's own statement.
+    scene = Scene.objects.get(pk=table.scene.pk)
+    assert scene.ledger_head == reveal.ledger_hash != hidden.ledger_hash
+    assert reveal.ledger["prev"] == hidden.ledger_hash
