@@ -176,6 +176,13 @@ def record_event(
     return event
 
 
+def note_sheet(event: SceneEvent, character: Character) -> None:
+    """Say that ``character`` was read under its row lock in the event's transaction, and is
+    that row's last write there: it is the sheet as the event commits it, so the broadcast
+    renders the sheet's numbers from it instead of reading the row again."""
+    event.__dict__.setdefault("_noted_sheets", {})[character.pk] = character
+
+
 def reveal_event(event: SceneEvent) -> None:
     """Make a secret event visible to everyone (its nonce is then published)."""
     event.revealed_at = timezone.now()
@@ -350,9 +357,13 @@ class Renders:
         return html
 
     def _sheet(self, event: SceneEvent) -> Character | None:
-        # The event's character as committed, read once for the players' cells and the GM's.
+        # The event's character as committed, read once for the players' cells and the GM's
+        # (not at all when the action noted the copy it locked and saved: ``note_sheet``).
         if event.character_id is None:
             return None
+        noted = getattr(event, "_noted_sheets", {}).get(event.character_id)
+        if noted is not None:
+            return noted
         if event.character_id not in self._sheets:
             self._sheets[event.character_id] = Character.objects.filter(
                 pk=event.character_id

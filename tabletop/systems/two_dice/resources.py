@@ -10,15 +10,21 @@ from typing import Any
 
 from rules.core import Rng
 from tabletop.characters.models import Character
+from tabletop.scenes.events import note_sheet
 from tabletop.scenes.models import SceneEvent, roll_data
 
 
-def pay_from_sheet(character: Character | None, resource: str, amount: int) -> int:
+def pay_from_sheet(
+    character: Character | None, resource: str, amount: int, *, event: SceneEvent | None = None
+) -> int:
     """Take up to ``amount`` points of ``resource`` off the character's sheet (never below 0,
-    the row locked so simultaneous checks never overdraw); how many it took."""
+    the row locked so simultaneous checks never overdraw); how many it took. ``event``: the
+    check it pays for, whose broadcast then shows the sheet as paid without reading it again."""
     if character is None or amount <= 0:
         return 0
     locked = Character.objects.select_for_update().get(pk=character.pk)
+    if event is not None:
+        note_sheet(event, locked)
     resources = dict(locked.resources or {})
     current = resources.get(resource)
     if not isinstance(current, dict):
@@ -37,7 +43,9 @@ def after_check(*, event: SceneEvent, rng: Rng) -> None:
     """The two_dice roll kind's consequences: its cost leaves the roller's sheet (a roll made
     with a character; typed numbers pay nothing)."""
     payment: dict[str, Any] = roll_data(event).get("result", {}).get("payment") or {}
-    paid = pay_from_sheet(event.character, str(payment.get("resource", "")), payment.get("paid", 0))
+    paid = pay_from_sheet(
+        event.character, str(payment.get("resource", "")), payment.get("paid", 0), event=event
+    )
     if event.character is not None:
         event.public["paid_from_sheet"] = paid
         event.save(update_fields=["public"])

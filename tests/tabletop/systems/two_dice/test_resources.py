@@ -82,3 +82,31 @@ def test_declared_checks_and_reactions_pay_when_they_roll():
     assert current(cast["rhee"], "Health") == 5  # Easy costs 1
     checks.check_resolve(scene=table.scene, actor=table.gm, rng=Faces(3, 4))
     assert current(cast["tamsin"], "Stamina") == 4
+
+
+@pytest.mark.django_db
+def test_a_checks_frames_show_the_sheet_as_paid_without_reading_it_again(
+    django_capture_on_commit_callbacks,
+):
+    # The payment locked and saved the sheet in the check's transaction: the broadcast renders
+    # the roller's new numbers from that copy (bench/README.md), and they are the paid ones.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tabletop.scenes import outbox
+
+    table, cast = two_dice_table()
+    tamsin = cast["tamsin"]  # Stamina 6 of 6
+    sent = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(outbox, "group_send", lambda group, message: sent.append(message))
+        with django_capture_on_commit_callbacks() as broadcasts:
+            check(table, tamsin)  # Normal costs 2
+        with CaptureQueriesContext(connection) as queries:
+            for broadcast in broadcasts:
+                broadcast()
+    assert not [q for q in queries.captured_queries if "characters_character" in q["sql"]]
+    frames = " ".join(message["html"] for message in sent)
+    stamina = list(tamsin.resources).index("Stamina") + 1
+    assert f'id="party-{tamsin.pk}-r{stamina}" hx-swap-oob="true">4 / 6<' in frames
+    assert f'id="gm-table-{tamsin.pk}-r{stamina}" hx-swap-oob="true">4 / 6<' in frames
