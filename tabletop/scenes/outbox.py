@@ -11,6 +11,7 @@ Outside ``run`` (HTTP views, management commands) ``group_send`` sends at once, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -64,7 +65,7 @@ def _flush_lock() -> asyncio.Lock:
 
 async def run(func: Callable[..., T], /, **kwargs: Any) -> T:
     """Run a sync action on the database thread; send what it broadcast from this loop."""
-    return await _collecting(lambda: database_sync_to_async(func)(**kwargs))
+    return await _collecting(lambda: database_sync_to_async(func)(**kwargs), _flush_lock())
 
 
 async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) -> T:
@@ -80,13 +81,14 @@ async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) 
     if pool is None:
         return await run(func, **kwargs)
     on_pool = SyncToAsync(partial(_tidy_call, func), thread_sensitive=False, executor=pool)
+    # The scene's lock orders its flushes: other scenes' flushes need not wait for this one.
     async with _scene_lock(scene_id):
-        return await _collecting(lambda: on_pool(**kwargs))
+        return await _collecting(lambda: on_pool(**kwargs), None)
 
 
-async def _collecting(call: Callable[[], Awaitable[T]]) -> T:
+async def _collecting(call: Callable[[], Awaitable[T]], order: asyncio.Lock | None) -> T:
     """Await ``call()`` with an outbox open (the thread it runs on sees it: the context is
-    copied there), then send what it collected, in order."""
+    copied there), then send what it collected, in order (holding ``order``, if any)."""
     box: list[Message] = []
     token = _outbox.set(box)
     try:
@@ -94,7 +96,8 @@ async def _collecting(call: Callable[[], Awaitable[T]]) -> T:
     finally:
         _outbox.reset(token)
         if box:
-            await _flush(box)
+            async with order or contextlib.nullcontext():
+                await _flush(box)
 
 
 #: A pool thread's connection that was tidied (checked, recycled when too old) this recently
@@ -170,10 +173,38 @@ def _scene_lock(scene_id: int) -> asyncio.Lock:
 
 
 async def _flush(box: list[Message]) -> None:
+    """Send the messages in order, one event at a time. One event's messages go to its
+    audiences' groups at once (a hidden roll's three: the GM's, the roller's, the other
+    players'): each socket takes one frame of an event at most, so their order between groups
+    is nobody's, and a publish is a round trip to Redis."""
     layer = get_channel_layer()
-    async with _flush_lock():
-        for group, message in box:
-            try:
-                await layer.group_send(group, message)
-            except Exception:
-                log.exception("scene message not sent to %s", group)
+
+    async def send(group: str, message: dict[str, Any]) -> None:
+        try:
+            await layer.group_send(group, message)
+        except Exception:
+            log.exception("scene message not sent to %s", group)
+
+    for batch in _by_event(box):
+        if len(batch) == 1:
+            await send(*batch[0])
+        else:
+            await asyncio.gather(*(send(group, message) for group, message in batch))
+
+
+def _by_event(box: list[Message]) -> list[list[Message]]:
+    """The box's messages in runs of one scene event each (anything else alone), in order."""
+    batches: list[list[Message]] = []
+    for group, message in box:
+        seq = message.get("seq") if message.get("type") == "scene.event" else None
+        last = batches[-1] if batches else None
+        if (
+            seq is not None
+            and last
+            and last[0][1].get("type") == "scene.event"
+            and last[0][1].get("seq") == seq
+        ):
+            last.append((group, message))
+        else:
+            batches.append([(group, message)])
+    return batches

@@ -132,6 +132,33 @@ async def test_a_socket_command_broadcasts_from_the_event_loop_after_its_databas
     assert (await layer.receive(channel))["n"] == 1
 
 
+async def test_one_events_messages_are_published_together_and_events_in_order():
+    # A hidden roll's three messages (the GM's, the roller's, the other players') leave at
+    # once; the next event's only after all of them, and a message of no event alone.
+    layer = get_channel_layer()
+    log: list[str] = []
+
+    async def publish(group, message):
+        log.append(f"start {group}")
+        await asyncio.sleep(0.01)  # a round trip to Redis
+        log.append(f"end {group}")
+
+    def action() -> None:
+        for group in ("gm", "alice", "players"):
+            outbox.group_send(group, {"type": "scene.event", "seq": 5, "html": ""})
+        outbox.group_send("scene", {"type": "scene.event", "seq": 6, "html": ""})
+        outbox.group_send("scene", {"type": "scene.presence", "html": ""})
+
+    layer.group_send = publish
+    try:
+        await outbox.run(action)
+    finally:
+        del layer.group_send
+    assert log[:3] == ["start gm", "start alice", "start players"]
+    assert sorted(log[3:6]) == ["end alice", "end gm", "end players"]
+    assert log[6:] == ["start scene", "end scene", "start scene", "end scene"]
+
+
 async def test_what_an_action_broadcast_before_it_failed_is_still_sent():
     layer = get_channel_layer()
     channel = await layer.new_channel()
