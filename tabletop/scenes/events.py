@@ -16,7 +16,6 @@ from functools import partial
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Field
 from django.utils import timezone
 
 from tabletop import systems
@@ -64,46 +63,66 @@ _NEW_HEAD = f"UPDATE {Scene._meta.db_table} SET ledger_head = %s WHERE id = %s"
 
 class _EventInsert:
     """An event's INSERT written once per connection from the model's fields, every value
-    prepared by its field as the ORM's ``save`` prepares it; on PostgreSQL a chain event's new
-    ledger head rides in the same statement (a data-modifying ``WITH``). Every event is written
-    here: the ORM compiled the same INSERT afresh each time, and the head was one more round
-    trip (bench/README.md)."""
+    prepared by its field as the ORM's ``save`` prepares it (the ORM compiled the same INSERT
+    afresh for every event). On PostgreSQL the scene's row moves in the same statement (a
+    data-modifying ``WITH``): its new ledger head after a seq UPDATE, or, when the caller
+    numbered the event from the scene as it read it, the seq and head both, on the condition
+    that they are still what it read (bench/README.md: a round trip fewer, or two)."""
 
     def __init__(self) -> None:
-        self._plans: weakref.WeakKeyDictionary[Any, tuple[str, str, list[Field]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._plans: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
-    def _plan(self, connection: Any) -> tuple[str, str, list[Field]]:
+    def _plan(self, connection: Any) -> dict[str, Any]:
         plan = self._plans.get(connection)
         if plan is None:
             quote = connection.ops.quote_name
             meta = SceneEvent._meta
             fields = [f for f in meta.concrete_fields if not f.primary_key]
-            insert = (
-                f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
-                f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(meta.pk.column)}"
-            )
-            with_head = ""
+            columns = ", ".join(quote(f.column) for f in fields)
+            marks = ", ".join(["%s"] * len(fields))
+            returning = f"RETURNING {quote(meta.pk.column)}"
+            insert = f"INSERT INTO {quote(meta.db_table)} ({columns})"
+            plan = {"fields": fields, "insert": f"{insert} VALUES ({marks}) {returning}"}
             if connection.vendor == "postgresql":
-                with_head = f"WITH head AS ({_NEW_HEAD}) {insert}"
-            plan = self._plans[connection] = (insert, with_head, fields)
+                scene = quote(Scene._meta.db_table)
+                plan["with_head"] = f"WITH head AS ({_NEW_HEAD}) {plan['insert']}"
+                plan["numbered"] = (
+                    f"WITH moved AS (UPDATE {scene} SET last_seq = %s, ledger_head = %s "
+                    "WHERE id = %s AND last_seq = %s AND ledger_head = %s RETURNING id) "
+                    f"{insert} SELECT {marks} FROM moved {returning}"
+                )
+            plan = self._plans[connection] = plan
         return plan
 
-    def __call__(self, event: SceneEvent, *, new_head: str | None) -> None:
+    def guesses(self, connection: Any) -> bool:
+        """Whether an event numbered from the scene as read can be written in one statement."""
+        return "numbered" in self._plan(connection)
+
+    def __call__(self, event: SceneEvent, *, after: tuple[int, str] | None = None) -> bool:
+        """Write ``event``; ``after``: the scene's (last seq, ledger head) it was numbered
+        from, and nothing is written (False) unless the scene's row still holds them."""
         connection = transaction.get_connection()
-        insert, with_head, fields = self._plan(connection)
+        plan = self._plan(connection)
+        fields = plan["fields"]
         values = [f.get_db_prep_save(f.pre_save(event, True), connection) for f in fields]
+        head = event.ledger_hash or None
         with connection.cursor() as cursor:
-            if new_head and with_head:
-                cursor.execute(with_head, [new_head, event.scene_id, *values])
+            if after is not None:
+                moved = [event.seq, head or after[1], event.scene_id, *after]
+                cursor.execute(plan["numbered"], [*moved, *values])
+            elif head and "with_head" in plan:
+                cursor.execute(plan["with_head"], [head, event.scene_id, *values])
             else:
-                cursor.execute(insert, values)
-            (event.pk,) = cursor.fetchone()
-            if new_head and not with_head:
-                cursor.execute(_NEW_HEAD, [new_head, event.scene_id])
+                cursor.execute(plan["insert"], values)
+            row = cursor.fetchone()
+            if row is None:
+                return False  # another event came first: the scene's row is as it was
+            if head and after is None and "with_head" not in plan:
+                cursor.execute(_NEW_HEAD, [head, event.scene_id])
+        event.pk = row[0]
         event._state.adding = False
         event._state.db = connection.alias
+        return True
 
 
 _insert = _EventInsert()
@@ -126,8 +145,9 @@ def record_event(
     Any non-public audience with secret data gets a commitment to that data, except a whisper:
     nobody outside its ``recipients`` ever learns of it, so there is nothing to commit to. An
     event every member knows of (everyone, private, blind) gets its ledger entry, chained to the
-    scene's head read by the same seq UPDATE; the new head is stored with the
-    event (``_EventInsert``).
+    scene's head read by the same seq UPDATE, or on PostgreSQL numbered from the scene as the
+    command read it and written in one statement with the scene's new seq and head, on the
+    condition that no other event came since (``_EventInsert``).
     ``kind`` must be a registered ``EventKind`` (tabletop.scenes.kinds) that allows ``audience``.
     """
     assert transaction.get_connection().in_atomic_block, "record_event needs a transaction"
@@ -136,40 +156,58 @@ def record_event(
     recipients = sorted(set(recipients))
     if bool(recipients) != (audience == Audience.WHISPER):
         raise ValueError("A whisper, and only a whisper, names its recipients.")
-    # The UPDATE takes the scene row's lock until commit, so concurrent events get 1, 2, 3, ...
-    # and each chain event reads the head its predecessor left. RETURNING (PostgreSQL, SQLite
-    # 3.35+): one round trip instead of an UPDATE and a SELECT.
-    with transaction.get_connection().cursor() as cursor:
-        cursor.execute(_NEXT_SEQ, [scene.pk])
-        seq, head = cursor.fetchone()
-    scene.last_seq = seq
     commitment, nonce = "", ""
     if secret and audience not in (Audience.EVERYONE, Audience.WHISPER):
         commitment, nonce = commit(secret)
-    event = SceneEvent(
-        scene=scene,
-        seq=seq,
-        kind=kind,
-        actor=actor,
-        character=character,
-        audience=audience,
-        public=public or {},
-        secret=secret or {},
-        commitment=commitment,
-        nonce=nonce,
-        parent=parent,
-        recipients=recipients,
-        created_at=timezone.now(),
-    )
-    if ledger.in_chain(audience):
-        # The entry is frozen now: later spends may amend ``public``, never the chain.
-        event.ledger, event.ledger_hash = ledger.chain_entry(
-            event,
-            actor_name=actor.get_username() if actor is not None else None,
+    created_at = timezone.now()
+
+    def numbered(seq: int, head: str) -> SceneEvent:
+        event = SceneEvent(
+            scene=scene,
+            seq=seq,
+            kind=kind,
+            actor=actor,
+            character=character,
+            audience=audience,
+            public=public or {},
+            secret=secret or {},
+            commitment=commitment,
+            nonce=nonce,
             parent=parent,
-            prev=head,
+            recipients=recipients,
+            created_at=created_at,
         )
-    _insert(event, new_head=event.ledger_hash or None)
+        if ledger.in_chain(audience):
+            # The entry is frozen now: later spends may amend ``public``, never the chain.
+            event.ledger, event.ledger_hash = ledger.chain_entry(
+                event,
+                actor_name=actor.get_username() if actor is not None else None,
+                parent=parent,
+                prev=head,
+            )
+        return event
+
+    connection = transaction.get_connection()
+    event = None
+    if (
+        _insert.guesses(connection)
+        and not {"last_seq", "ledger_head"} & scene.get_deferred_fields()
+    ):
+        # The scene as the command read it (moments ago, under its scene's lock in this
+        # process): the statement writes only if no event came since, else it writes nothing.
+        event = numbered(scene.last_seq + 1, scene.ledger_head)
+        if not _insert(event, after=(scene.last_seq, scene.ledger_head)):
+            event = None
+    if event is None:
+        # The UPDATE takes the scene row's lock until commit, so concurrent events get 1, 2,
+        # 3, ... and each chain event reads the head its predecessor left. RETURNING
+        # (PostgreSQL, SQLite 3.35+): one round trip instead of an UPDATE and a SELECT.
+        with connection.cursor() as cursor:
+            cursor.execute(_NEXT_SEQ, [scene.pk])
+            seq, head = cursor.fetchone()
+        event = numbered(seq, head)
+        _insert(event)
+    scene.last_seq = event.seq
     if event.ledger_hash:
         scene.ledger_head = event.ledger_hash
     transaction.on_commit(partial(broadcast_event, event))

@@ -272,24 +272,37 @@ def test_an_op_challenges_end_opens_its_layout_in_the_chain(client):
     assert ledger.verify(doc).ok
 
 
-def test_a_chain_event_stores_the_new_head_with_it_and_a_whisper_moves_none(table):
-    def statements(**kwargs):
+def test_an_event_is_written_with_its_seq_and_head_in_as_few_statements_as_the_database_allows(
+    table,
+):
+    def statements(scene, **kwargs):
         with transaction.atomic(), CaptureQueriesContext(connection) as queries:
-            scene = Scene.objects.get(pk=table.scene.pk)
             before = len(queries)
             record_event(scene=scene, kind="chat", actor=table.alice, **kwargs)
             return [q["sql"] for q in queries.captured_queries[before:]]
 
     said = {"speaker": "alice", "text": "hi", "emote": False}
-    chained = statements(public=said)
-    whispered = statements(audience=Audience.WHISPER, secret=said, recipients=[table.bob.pk])
-    # PostgreSQL: in the event's own INSERT (a data-modifying WITH); SQLite: one statement more.
-    assert len(chained) == len(whispered) + (connection.vendor != "postgresql")
-    assert any("SET ledger_head" in q for q in chained)
-    assert not any("SET ledger_head" in q for q in whispered)
+    fresh = Scene.objects.get(pk=table.scene.pk)
+    chained = statements(fresh, public=said)
+    whispered = statements(fresh, audience=Audience.WHISPER, secret=said, recipients=[table.bob.pk])
+    if connection.vendor == "postgresql":
+        # Numbered from the scene as read: the event, its seq and the head in one statement.
+        assert len(chained) == len(whispered) == 1
+    else:  # the seq UPDATE, the INSERT, and for a chain event the head's UPDATE
+        assert len(chained) == len(whispered) + 1 == 3
+        assert "SET ledger_head" in chained[-1]
+        assert not any("SET ledger_head" in q for q in whispered)
+    # A scene read before those two events: its numbers are stale, and the event still gets
+    # the next seq and chains onto the real head. PostgreSQL: the numbered INSERT wrote
+    # nothing, then the seq UPDATE and the INSERT with the head; SQLite: as before.
+    late = statements(table.scene, public=said)
+    assert len(late) == 3
+    events = {e.seq: e for e in SceneEvent.objects.filter(scene=table.scene, seq__gte=2)}
+    assert sorted(events) == [2, 3, 4]
+    assert events[3].ledger is None  # the whisper: outside the chain, the head unmoved
+    assert events[4].ledger["prev"] == events[2].ledger_hash
     table.scene.refresh_from_db()
-    assert table.scene.ledger_head == SceneEvent.objects.get(scene=table.scene, seq=2).ledger_hash
-    assert SceneEvent.objects.get(scene=table.scene, seq=3).ledger is None
+    assert table.scene.ledger_head == events[4].ledger_hash and table.scene.last_seq == 4
 
 
 def test_a_chain_events_frame_swaps_in_the_new_head_and_a_whisper_leaves_it(table):

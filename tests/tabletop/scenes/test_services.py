@@ -13,7 +13,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, outbox
+from tabletop.scenes import actions, ledger, outbox
+from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies
 from tabletop.systems.percentile import plot_points
@@ -53,6 +54,11 @@ def test_concurrent_rolls_get_gapless_unique_seqs_on_postgres():
     assert seqs == list(range(1, 10))  # scene_opened is 1, then eight rolls without a gap
     table.scene.refresh_from_db()
     assert table.scene.last_seq == 9
+    # Every thread numbered its roll from the same stale read: all but the first found the
+    # scene moved on, took the next seq under the lock and chained onto the real head.
+    doc = ledger.export(scene=table.scene, viewer=Viewer(table.gm.pk, True), viewer_name="gm")
+    assert ledger.verify(doc).ok
+    assert table.scene.ledger_head == SceneEvent.objects.get(scene=table.scene, seq=9).ledger_hash
 
 
 @requires_redis
