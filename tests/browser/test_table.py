@@ -132,6 +132,12 @@ def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
         expect(seat.page.locator(".event-roll").last).to_contain_text(re.compile("5555[45]"))
     expect(bob.page.locator(".event-roll").last).to_contain_text("privately to the GM")
     assert not re.search("5555[45]", bob.everything() + bob.page.content())
+    # One card for the GM and the roller: the Reveal button stays on the GM's page alone.
+    reveal = "Reveal to everyone"
+    expect(gm.page.locator(".event-roll").last.get_by_role("button", name=reveal)).to_have_count(1)
+    expect(alice.page.locator(".event-roll").last.get_by_role("button", name=reveal)).to_have_count(
+        0
+    )
     # The GM's frame carried the roll's entry in the hidden results alone, put at the top of
     # the list; the list's "none waiting" line is gone from view.
     show_tab(gm.page, "GM")
@@ -172,6 +178,11 @@ def test_the_table_wide_roll_mode_is_every_panel_s_default(table):
     dice.get_by_label("Dice expression").fill("1d2+33331")
     dice.get_by_role("button", name="Roll").click()
     expect(alice.page.locator(".event-roll").last).to_contain_text("You rolled blind")
+    expect(alice.page.locator(".event-roll").last).not_to_contain_text("rolled blind.")
+    # The table's stub is the same frame: each page keeps its own line.
+    expect(bob.page.locator(".event-roll").last.locator(".roll-hidden")).to_have_text(
+        "rolled blind."
+    )
     expect(gm.page.locator(".event-roll").last).to_contain_text(re.compile("3333[23]"))
     assert not re.search("3333[23]", alice.everything() + bob.everything())
 

@@ -17,8 +17,8 @@ from django.db import transaction
 from django.template.loader import render_to_string
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, outbox
-from tabletop.scenes.audiences import Viewer, groups_for, scene_group
+from tabletop.scenes import actions, events, outbox
+from tabletop.scenes.audiences import Viewer, gm_group, groups_for, players_group, scene_group
 from tabletop.scenes.events import VIEWER_KEYS, _Asked, render_frame
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import SceneEvent
@@ -119,7 +119,44 @@ def test_a_public_roll_goes_out_once_and_a_hidden_one_per_viewer_class(
     # (Not a search for the dice's text: a commitment's random hex may hold any short string.)
     assert "privately to the GM" in other and 'class="roll-title"' not in other
     assert 'class="roll-title"' in gm_frame and 'class="roll-title"' in mine
-    assert gm_frame != mine  # the GM's card offers the reveal; the roller's does not
+    assert gm_frame != mine  # the GM's frame adds the roll to the hidden results
+    # One card for the GM and the roller: the Reveal button is marked for the GM's page alone.
+    reveal = f'data-only-for="{table.gm.pk}"><input type="hidden" name="command" value="reveal">'
+    assert reveal in gm_frame and reveal in mine
+    # A blind roll: the roller's stub is the table's (each page keeps its own line), so it
+    # goes out twice: the GM's frame, and one to every player.
+    event, sent = _roll(
+        table, people, kind="expression", mode="blind", capture=django_capture_on_commit_callbacks
+    )
+    assert [group for group, _msg in sent] == [
+        gm_group(table.scene.pk),
+        players_group(table.scene.pk),
+    ]
+    stub = sent[1][1]["html"]
+    assert f'<span data-only-for="{table.alice.pk}">You rolled blind' in stub
+    assert f'<span data-not-for="{table.alice.pk}">rolled blind.</span>' in stub
+
+
+@pytest.mark.django_db
+def test_a_hidden_rolls_cards_are_rendered_once_per_visibility(
+    django_capture_on_commit_callbacks, monkeypatch
+):
+    table = make_table(system="conductor")
+    people = _people(table)
+    rendered: list[str] = []
+    real = events._render_card
+
+    def counting(event, vis, viewer, **kwargs):
+        rendered.append(vis)
+        return real(event, vis, viewer, **kwargs)
+
+    monkeypatch.setattr(events, "_render_card", counting)
+    for mode in ("gm", "blind"):
+        rendered.clear()
+        _roll(
+            table, people, kind="expression", mode=mode, capture=django_capture_on_commit_callbacks
+        )
+        assert sorted(rendered) == ["full", "stub"], mode  # was three: the roller's apart
 
 
 def test_the_watched_context_sees_every_way_a_template_can_ask():
