@@ -267,10 +267,7 @@ def _pay(event: SceneEvent, character: Character | None, payment: two_dice.Payme
     """The check's cost leaves the sheet now that it rolled; its card says how much."""
     if character is None:
         return
-    event.public["paid_from_sheet"] = pay_from_sheet(
-        character, payment.resource, payment.paid, event=event
-    )
-    event.save(update_fields=["public"])
+    pay_from_sheet(character, payment.resource, payment.paid, event=event)
 
 
 def check_resolve(

@@ -11,6 +11,7 @@ from typing import Any
 from rules.core import Rng
 from tabletop.characters.models import Character
 from tabletop.scenes.events import note_sheet
+from tabletop.scenes.kit import save_together
 from tabletop.scenes.models import SceneEvent, roll_data
 
 
@@ -19,33 +20,35 @@ def pay_from_sheet(
 ) -> int:
     """Take up to ``amount`` points of ``resource`` off the character's sheet (never below 0,
     the row locked so simultaneous checks never overdraw); how many it took. ``event``: the
-    check it pays for, whose broadcast then shows the sheet as paid without reading it again."""
-    if character is None or amount <= 0:
-        return 0
-    locked = Character.objects.select_for_update().get(pk=character.pk)
+    check it pays for: its card says how much (``paid_from_sheet``, saved with the sheet), and
+    its broadcast shows the sheet as paid without reading it again."""
+    paid, rows = 0, []
+    if character is not None and amount > 0:
+        locked = Character.objects.select_for_update().get(pk=character.pk)
+        if event is not None:
+            note_sheet(event, locked)
+        resources = dict(locked.resources or {})
+        current = resources.get(resource)
+        if isinstance(current, dict):
+            have = current.get("current")
+            have = have if isinstance(have, int) and not isinstance(have, bool) else 0
+            paid = min(amount, max(have, 0))
+            if paid:
+                resources[resource] = {**current, "current": have - paid}
+                locked.resources = resources
+                rows.append((locked, ["resources"]))
     if event is not None:
-        note_sheet(event, locked)
-    resources = dict(locked.resources or {})
-    current = resources.get(resource)
-    if not isinstance(current, dict):
-        return 0
-    have = current.get("current")
-    have = have if isinstance(have, int) and not isinstance(have, bool) else 0
-    paid = min(amount, max(have, 0))
-    if paid:
-        resources[resource] = {**current, "current": have - paid}
-        locked.resources = resources
-        locked.save(update_fields=["resources"])
+        event.public["paid_from_sheet"] = paid
+        rows.append((event, ["public"]))
+    save_together(*rows)
     return paid
 
 
 def after_check(*, event: SceneEvent, rng: Rng) -> None:
     """The two_dice roll kind's consequences: its cost leaves the roller's sheet (a roll made
     with a character; typed numbers pay nothing)."""
+    if event.character is None:
+        return
     payment: dict[str, Any] = roll_data(event).get("result", {}).get("payment") or {}
-    paid = pay_from_sheet(
-        event.character, str(payment.get("resource", "")), payment.get("paid", 0), event=event
-    )
-    if event.character is not None:
-        event.public["paid_from_sheet"] = paid
-        event.save(update_fields=["public"])
+    resource, amount = str(payment.get("resource", "")), payment.get("paid", 0)
+    pay_from_sheet(event.character, resource, amount, event=event)

@@ -163,3 +163,31 @@ def test_an_event_written_once_as_sql_reads_back_as_the_orm_would_have_written_i
     scene = Scene.objects.get(pk=table.scene.pk)
     assert scene.ledger_head == reveal.ledger_hash != hidden.ledger_hash
     assert reveal.ledger["prev"] == hidden.ledger_hash
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_saved_together_are_one_statement_on_postgresql_and_all_or_nothing():
+    from django.db import DatabaseError, connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from tabletop.characters.models import Character
+    from tabletop.scenes.kit import save_together
+
+    table = make_table(system="two_dice")
+    hero = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Ayla")
+    scene = Scene.objects.get(pk=table.scene.pk)
+    hero.resources = {"Focus": {"current": 2, "max": 5}}
+    scene.state = {"turns": {"round": 2}}
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        save_together((hero, ["resources"]), (scene, ["state"]))
+    updates = [q for q in queries.captured_queries if "UPDATE" in q["sql"]]
+    assert len(updates) == (1 if connection.vendor == "postgresql" else 2)
+    assert Character.objects.get(pk=hero.pk).resources == {"Focus": {"current": 2, "max": 5}}
+    assert Scene.objects.get(pk=scene.pk).state == {"turns": {"round": 2}}
+
+    gone = Character.objects.create(campaign=table.campaign, owner=table.bob, name="Gone")
+    Character.objects.filter(pk=gone.pk).delete()  # the object still has its pk
+    hero.resources = {}
+    with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
+        save_together((hero, ["resources"]), (gone, ["name"]))
+    assert Character.objects.get(pk=hero.pk).resources == {"Focus": {"current": 2, "max": 5}}
