@@ -1,6 +1,6 @@
 """Dice on roll cards: how each die type is drawn and what a die says it shows.
 
-Every system's card draws its dice with ``{% die %}`` (``scenes/_die.html``), so a d6 looks the
+Every system's card draws its dice with ``{% die %}``, so a d6 looks the
 same in every game, and a kept, dropped, exploded or benny-raised die is marked the same way: by
 its drawing and by words under it, which are also its screen-reader label. Cards read stored
 events, old ones too: a missing or odd value never breaks a card, the die shows "?".
@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -73,7 +75,7 @@ def die_view(
     mark: str = "",
     tone: str = "",
 ) -> dict[str, Any]:
-    """What ``_die.html`` draws for one die.
+    """What ``{% die %}`` draws for one die.
 
     ``d``: a die as stored (``rules.core.Die.to_dict()``, or a percentile die with ``face``,
     ``sign``, ``exploded``, ``chosen``); or ``sides`` and ``value`` for a bare number (a chain
@@ -139,12 +141,35 @@ def die_view(
     }
 
 
-@register.inclusion_tag("scenes/_die.html")
-def die(d: Any = None, **options: Any) -> dict[str, Any]:
+@register.simple_tag
+def die(d: Any = None, **options: Any) -> str:
     """``{% die d %}``, ``{% die d keeps=True %}``, ``{% die d mark="hit" tone="good" %}``,
     ``{% die sides=12 value=7 %}``: one die, drawn and labelled (``die_view`` takes the
-    options and refuses an unknown one)."""
-    return {"die": die_view(d, **options)}
+    options and refuses an unknown one). Its label is the words it shows: the value, then what
+    happened to it; the words are drawn under the die too. Written here, not in a template: a
+    card of twenty dice rendered twenty templates (bench/README.md)."""
+    view = die_view(d, **options)
+    faces = "".join(_face_html(face) for face in view["faces"])
+    caption = view["caption"]
+    caption_html = f'<span class="die-caption">{escape(caption)}</span>' if caption else ""
+    return mark_safe(  # noqa: S308 - every value below is escaped
+        f'<span class="{escape(view["classes"])}" role="img" aria-label="{escape(view["label"])}">'
+        f'<span class="die-faces">{faces}</span>{caption_html}</span>'
+    )
+
+
+def _face_html(face: dict[str, str]) -> str:
+    outline = (
+        f'<polygon class="die-outline" points="{escape(face["outline"])}"/>'
+        if face["outline"]
+        else '<circle class="die-outline" cx="50" cy="50" r="46"/>'
+    )
+    facets = f'<path class="die-facet" d="{escape(face["facets"])}"/>' if face["facets"] else ""
+    return (
+        '<span class="die-body"><svg class="die-shape" viewBox="0 0 100 100" aria-hidden="true"'
+        f' focusable="false">{outline}{facets}</svg>'
+        f'<span class="die-num">{escape(face["text"])}</span></span>'
+    )
 
 
 @register.filter

@@ -153,6 +153,15 @@ def test_the_die_tag_draws_an_svg_with_the_visible_words_as_its_label():
     ]
 
 
+def test_the_die_tag_escapes_every_word_it_draws():
+    # Stored events are old data too: whatever a mark or a value holds, it stays text.
+    html = Template("{% load dice %}{% die d mark=evil %}").render(
+        Context({"d": {"value": 5, "sides": 6}, "evil": '"><script>alert(1)</script>'})
+    )
+    assert "<script" not in html and "&quot;&gt;&lt;script&gt;" in html
+    assert drawn(html) == [('5, "><script>alert(1)</script>', ["5", '"><script>alert(1)</script>'])]
+
+
 # --- cards -----------------------------------------------------------------------------------
 
 #: Every roll kind with odds (the dice box has none), with a valid panel input.
