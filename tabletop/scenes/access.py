@@ -63,7 +63,7 @@ def character_for_roll(*, scene: Scene, actor: Any, character_id: Any) -> Charac
         character_id = int(character_id)
     except (TypeError, ValueError):
         raise ValidationError("Pick a character from the list.") from None
-    character = Character.objects.filter(pk=character_id, campaign=scene.campaign).first()
+    character = selectors.character_in_campaign(character_id, scene.campaign_id)
     if character is None:
         raise ValidationError("That character is not in this campaign.")
     if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:

@@ -10,6 +10,7 @@ from typing import Any
 
 from rules.core import Rng
 from tabletop.characters.models import Character
+from tabletop.scenes import selectors
 from tabletop.scenes.events import note_sheet
 from tabletop.scenes.kit import save_together
 from tabletop.scenes.models import SceneEvent, roll_data
@@ -24,7 +25,9 @@ def pay_from_sheet(
     its broadcast shows the sheet as paid without reading it again."""
     paid, rows = 0, []
     if character is not None and amount > 0:
-        locked = Character.objects.select_for_update().get(pk=character.pk)
+        locked = selectors.character_locked(character.pk)
+        if locked is None:
+            raise Character.DoesNotExist(f"No character {character.pk} to pay from.")
         if event is not None:
             note_sheet(event, locked)
         resources = dict(locked.resources or {})

@@ -191,3 +191,31 @@ def test_rows_saved_together_are_one_statement_on_postgresql_and_all_or_nothing(
     with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
         save_together((hero, ["resources"]), (gone, ["name"]))
     assert Character.objects.get(pk=hero.pk).resources == {"Focus": {"current": 2, "max": 5}}
+
+
+@pytest.mark.django_db(transaction=True)  # outside any transaction, as a command starts
+def test_a_row_read_written_once_gives_the_orms_row_and_nothing_else():
+    from django.db import transaction
+
+    from tabletop.characters.models import Character
+
+    table = make_table(system="two_dice")
+    hero = Character.objects.create(
+        campaign=table.campaign,
+        owner=table.alice,
+        name="Ayla",
+        attributes={"Wits": 3},
+        resources={"Focus": {"current": 4, "max": 5}},
+    )
+    elsewhere = Campaign.objects.create(name="Elsewhere", system="two_dice", gm=table.gm)
+
+    read = selectors.character_in_campaign(hero.pk, table.campaign.pk)
+    assert _fields(read) == _fields(Character.objects.get(pk=hero.pk))  # JSON decoded
+    assert not read._state.adding
+    assert selectors.character_in_campaign(hero.pk, elsewhere.pk) is None
+    assert selectors.character_in_campaign(hero.pk + 999, table.campaign.pk) is None
+    assert selectors.character_in_campaign(2**70, table.campaign.pk) is None
+    with transaction.atomic():
+        assert _fields(selectors.character_locked(hero.pk)) == _fields(read)
+    with pytest.raises(AssertionError, match="needs a transaction"):
+        selectors.character_locked(hero.pk)

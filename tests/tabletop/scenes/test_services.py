@@ -171,3 +171,41 @@ async def test_commands_on_the_thread_pool_keep_each_scenes_frames_in_order(sett
     for socks in seats.values():
         for sock in socks:
             await sock.close()
+
+
+@requires_postgres
+def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres():
+    # Each check locks its roller's row to pay (selectors.character_locked): six checks at once
+    # against 5 Focus, each costing 2, pay 2, 2, 1 and then nothing. Each in a scene of its
+    # own, so the scenes' locks do not put them in line: only the character's lock does.
+    table = make_table(system="two_dice")
+    ayla = Character.objects.create(
+        campaign=table.campaign,
+        owner=table.alice,
+        name="Ayla",
+        attributes={"Wits": 2},
+        resources={"Focus": {"current": 5, "max": 5}},
+    )
+    scenes = iter(
+        [
+            actions.scene_open(
+                scene=actions.scene_create(
+                    campaign=table.campaign, actor=table.gm, name=f"Hall {i}"
+                ),
+                actor=table.gm,
+            )
+            for i in range(6)
+        ]
+    )
+    check = {"attribute": "Wits", "resource": "Focus", "difficulty": "Normal"}
+    done, errors = at_once(
+        6,
+        lambda: actions.roll_make(
+            scene=next(scenes), actor=table.alice, roll_kind="two_dice", character=ayla, data=check
+        ),
+    )
+    assert errors == [] and len(done) == 6
+    ayla.refresh_from_db()
+    assert ayla.resources["Focus"]["current"] == 0
+    paid = sorted(e.public["paid_from_sheet"] for e in SceneEvent.objects.filter(kind="roll"))
+    assert paid == [0, 0, 0, 1, 2, 2]
