@@ -10,7 +10,6 @@ rolled-back action broadcasts nothing). The broadcast renders each viewer class'
 from __future__ import annotations
 
 import logging
-import weakref
 from collections.abc import Iterable
 from functools import partial
 from typing import Any
@@ -20,7 +19,7 @@ from django.utils import timezone
 
 from tabletop import systems
 from tabletop.characters.models import Character
-from tabletop.scenes import kinds, ledger, outbox
+from tabletop.scenes import kinds, ledger, outbox, sql
 from tabletop.scenes.audiences import (
     FULL,
     Viewer,
@@ -61,48 +60,42 @@ _NEXT_SEQ = (
 _NEW_HEAD = f"UPDATE {Scene._meta.db_table} SET ledger_head = %s WHERE id = %s"
 
 
-class _EventInsert:
-    """An event's INSERT written once per connection from the model's fields, every value
+class _EventInsert(sql.WrittenOnce[dict[str, Any]]):
+    """An event's INSERT written once per connection (``tabletop.scenes.sql``), every value
     prepared by its field as the ORM's ``save`` prepares it (the ORM compiled the same INSERT
     afresh for every event). On PostgreSQL the scene's row moves in the same statement (a
     data-modifying ``WITH``): its new ledger head after a seq UPDATE, or, when the caller
     numbered the event from the scene as it read it, the seq and head both, on the condition
     that they are still what it read (bench/README.md: a round trip fewer, or two)."""
 
-    def __init__(self) -> None:
-        self._plans: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-    def _plan(self, connection: Any) -> dict[str, Any]:
-        plan = self._plans.get(connection)
-        if plan is None:
-            quote = connection.ops.quote_name
-            meta = SceneEvent._meta
-            fields = [f for f in meta.concrete_fields if not f.primary_key]
-            columns = ", ".join(quote(f.column) for f in fields)
-            marks = ", ".join(["%s"] * len(fields))
-            returning = f"RETURNING {quote(meta.pk.column)}"
-            insert = f"INSERT INTO {quote(meta.db_table)} ({columns})"
-            plan = {"fields": fields, "insert": f"{insert} VALUES ({marks}) {returning}"}
-            if connection.vendor == "postgresql":
-                scene = quote(Scene._meta.db_table)
-                plan["with_head"] = f"WITH head AS ({_NEW_HEAD}) {plan['insert']}"
-                plan["numbered"] = (
-                    f"WITH moved AS (UPDATE {scene} SET last_seq = %s, ledger_head = %s "
-                    "WHERE id = %s AND last_seq = %s AND ledger_head = %s RETURNING id) "
-                    f"{insert} SELECT {marks} FROM moved {returning}"
-                )
-            plan = self._plans[connection] = plan
+    def build(self, connection: Any) -> dict[str, Any]:
+        quote = connection.ops.quote_name
+        meta = SceneEvent._meta
+        fields = [f for f in meta.concrete_fields if not f.primary_key]
+        columns = ", ".join(quote(f.column) for f in fields)
+        marks = ", ".join(["%s"] * len(fields))
+        returning = f"RETURNING {quote(meta.pk.column)}"
+        insert = f"INSERT INTO {quote(meta.db_table)} ({columns})"
+        plan = {"fields": fields, "insert": f"{insert} VALUES ({marks}) {returning}"}
+        if connection.vendor == "postgresql":
+            scene = quote(Scene._meta.db_table)
+            plan["with_head"] = f"WITH head AS ({_NEW_HEAD}) {plan['insert']}"
+            plan["numbered"] = (
+                f"WITH moved AS (UPDATE {scene} SET last_seq = %s, ledger_head = %s "
+                "WHERE id = %s AND last_seq = %s AND ledger_head = %s RETURNING id) "
+                f"{insert} SELECT {marks} FROM moved {returning}"
+            )
         return plan
 
     def guesses(self, connection: Any) -> bool:
         """Whether an event numbered from the scene as read can be written in one statement."""
-        return "numbered" in self._plan(connection)
+        return "numbered" in self.plan(connection)
 
     def __call__(self, event: SceneEvent, *, after: tuple[int, str] | None = None) -> bool:
         """Write ``event``; ``after``: the scene's (last seq, ledger head) it was numbered
         from, and nothing is written (False) unless the scene's row still holds them."""
         connection = transaction.get_connection()
-        plan = self._plan(connection)
+        plan = self.plan(connection)
         fields = plan["fields"]
         values = [f.get_db_prep_save(f.pre_save(event, True), connection) for f in fields]
         head = event.ledger_hash or None

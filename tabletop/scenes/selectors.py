@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import weakref
 from datetime import timedelta
 from typing import Any
 
 from django.db import connections, router, transaction
-from django.db.models import Field, Model
-from django.db.models.expressions import Col
+from django.db.models import Model
 from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
+from tabletop.scenes import sql
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_frame, visible_events
 from tabletop.scenes.models import Presence, Scene
@@ -22,68 +21,38 @@ from tabletop.scenes.panels import render_panels
 PRESENCE_STALE_AFTER = timedelta(seconds=50)
 
 
-def _converters(connection: Any, fields: list[tuple[str, Field]]) -> list[tuple[Col, list[Any]]]:
-    """The converters the ORM would apply to each (table alias, field) read."""
-    found = []
-    for alias, f in fields:
-        col = Col(alias, f)
-        found.append(
-            (col, connection.ops.get_db_converters(col) + col.get_db_converters(connection))
+class _SceneRead(sql.WrittenOnce[tuple[str, sql.Converters]]):
+    """The scene, its campaign and whether a user is a member, in one statement written once
+    (``tabletop.scenes.sql``): every command reads this; the ORM compiled the same join afresh
+    each time, a third of a public roll's CPU (bench/README.md)."""
+
+    def build(self, connection: Any) -> tuple[str, sql.Converters]:
+        quote = connection.ops.quote_name
+        fields = [("s", f) for f in Scene._meta.concrete_fields]
+        fields += [("c", f) for f in Campaign._meta.concrete_fields]
+        columns = ", ".join(f"{alias}.{quote(f.column)}" for alias, f in fields)
+        member = Membership._meta
+        scene_campaign = quote(Scene._meta.get_field("campaign").column)
+        statement = (
+            f"SELECT {columns}, EXISTS (SELECT 1 FROM {quote(member.db_table)} m "
+            f"WHERE m.{quote(member.get_field('campaign').column)} = s.{scene_campaign} "
+            f"AND m.{quote(member.get_field('user').column)} = %s) "
+            f"FROM {quote(Scene._meta.db_table)} s INNER JOIN "
+            f"{quote(Campaign._meta.db_table)} c "
+            f"ON c.{quote(Campaign._meta.pk.column)} = s.{scene_campaign} "
+            f"WHERE s.{quote(Scene._meta.pk.column)} = %s"
         )
-    return found
-
-
-def _converted(row: Any, converters: list[tuple[Col, list[Any]]], connection: Any) -> list[Any]:
-    values = list(row[: len(converters)])
-    for i, (col, found) in enumerate(converters):
-        for convert in found:
-            values[i] = convert(values[i], col, connection)
-    return values
-
-
-class _SceneRead:
-    """The scene, its campaign and whether a user is a member, in one statement written once.
-
-    Every command reads this; the ORM compiled the same join afresh each time, a third of a
-    public roll's CPU (bench/README.md). The SQL is built from the models' fields (a new field
-    is read like any other) and each value goes through the converters the ORM would apply.
-    """
-
-    def __init__(self) -> None:
-        self._plans: weakref.WeakKeyDictionary[Any, tuple[str, list[Any]]] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    def _plan(self, connection: Any) -> tuple[str, list[Any]]:
-        plan = self._plans.get(connection)
-        if plan is None:
-            quote = connection.ops.quote_name
-            fields = [("s", f) for f in Scene._meta.concrete_fields]
-            fields += [("c", f) for f in Campaign._meta.concrete_fields]
-            columns = ", ".join(f"{alias}.{quote(f.column)}" for alias, f in fields)
-            member = Membership._meta
-            scene_campaign = quote(Scene._meta.get_field("campaign").column)
-            sql = (
-                f"SELECT {columns}, EXISTS (SELECT 1 FROM {quote(member.db_table)} m "
-                f"WHERE m.{quote(member.get_field('campaign').column)} = s.{scene_campaign} "
-                f"AND m.{quote(member.get_field('user').column)} = %s) "
-                f"FROM {quote(Scene._meta.db_table)} s INNER JOIN "
-                f"{quote(Campaign._meta.db_table)} c "
-                f"ON c.{quote(Campaign._meta.pk.column)} = s.{scene_campaign} "
-                f"WHERE s.{quote(Scene._meta.pk.column)} = %s"
-            )
-            plan = self._plans[connection] = (sql, _converters(connection, fields))
-        return plan
+        return statement, sql.converters(connection, fields)
 
     def __call__(self, scene_id: int, user_id: Any) -> Scene | None:
         connection = connections[router.db_for_read(Scene)]
-        sql, converters = self._plan(connection)
+        statement, converters = self.plan(connection)
         with connection.cursor() as cursor:
-            cursor.execute(sql, [user_id, scene_id])
+            cursor.execute(statement, [user_id, scene_id])
             row = cursor.fetchone()
         if row is None:
             return None
-        values = _converted(row, converters, connection)
+        values = sql.converted(row, converters, connection)
         n = len(Scene._meta.concrete_fields)
         scene = Scene.from_db(connection.alias, None, values[:n])
         campaign = Campaign.from_db(connection.alias, None, values[n:])
@@ -92,35 +61,30 @@ class _SceneRead:
         return scene
 
 
-class RowRead:
+class RowRead(sql.WrittenOnce[tuple[str, sql.Converters]]):
     """One row of ``model`` by its primary key and, optionally, other columns that must
-    match (``also``: field names), locked until commit with ``lock``: in SQL written once per
-    connection, every value through the ORM's converters, as ``_SceneRead``. For the hot reads
-    of a command (a check reads its character, then locks it to pay): the ORM compiled each
-    such query afresh, about six times the cost of the read itself (bench/README.md)."""
+    match (``also``: field names), locked until commit with ``lock``, in SQL written once
+    (``tabletop.scenes.sql``). For the hot reads of a command (a check reads its character,
+    then locks it to pay): the ORM compiled each such query afresh, about six times the cost
+    of the read itself (bench/README.md)."""
 
     def __init__(self, model: type[Model], *, also: tuple[str, ...] = (), lock: bool = False):
+        super().__init__()
         self.model, self.also, self.lock = model, also, lock
-        self._plans: weakref.WeakKeyDictionary[Any, tuple[str, list[Any]]] = (
-            weakref.WeakKeyDictionary()
-        )
 
-    def _plan(self, connection: Any) -> tuple[str, list[Any]]:
-        plan = self._plans.get(connection)
-        if plan is None:
-            quote = connection.ops.quote_name
-            meta = self.model._meta
-            fields = [("t", f) for f in meta.concrete_fields]
-            where = [meta.pk, *(meta.get_field(name) for name in self.also)]
-            sql = (
-                f"SELECT {', '.join(f't.{quote(f.column)}' for _alias, f in fields)} "
-                f"FROM {quote(meta.db_table)} t "
-                f"WHERE {' AND '.join(f't.{quote(f.column)} = %s' for f in where)}"
-            )
-            if self.lock and connection.features.has_select_for_update:
-                sql += " FOR UPDATE"
-            plan = self._plans[connection] = (sql, _converters(connection, fields))
-        return plan
+    def build(self, connection: Any) -> tuple[str, sql.Converters]:
+        quote = connection.ops.quote_name
+        meta = self.model._meta
+        fields = [("t", f) for f in meta.concrete_fields]
+        where = [meta.pk, *(meta.get_field(name) for name in self.also)]
+        statement = (
+            f"SELECT {', '.join(f't.{quote(f.column)}' for _alias, f in fields)} "
+            f"FROM {quote(meta.db_table)} t "
+            f"WHERE {' AND '.join(f't.{quote(f.column)} = %s' for f in where)}"
+        )
+        if self.lock and connection.features.has_select_for_update:
+            statement += " FOR UPDATE"
+        return statement, sql.converters(connection, fields)
 
     def __call__(self, pk: Any, *also: Any) -> Any:
         """The row, or None when there is none (``pk`` and ``also``'s values, in order)."""
@@ -129,13 +93,14 @@ class RowRead:
         if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in (pk, *also)):
             return None  # no key is that long (SQLite would refuse the number outright)
         connection = connections[router.db_for_write(self.model)]
-        sql, converters = self._plan(connection)
+        statement, converters = self.plan(connection)
         with connection.cursor() as cursor:
-            cursor.execute(sql, [pk, *also])
+            cursor.execute(statement, [pk, *also])
             row = cursor.fetchone()
         if row is None:
             return None
-        return self.model.from_db(connection.alias, None, _converted(row, converters, connection))
+        values = sql.converted(row, converters, connection)
+        return self.model.from_db(connection.alias, None, values)
 
 
 #: A check's character: read with the command (one of the campaign's), locked to pay.
