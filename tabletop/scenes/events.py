@@ -119,6 +119,7 @@ class _EventInsert(sql.WrittenOnce[dict[str, Any]]):
 
 
 _insert = _EventInsert()
+_read_character = sql.RowRead(Character)
 
 
 def record_event(
@@ -396,9 +397,7 @@ class Renders:
         if noted is not None:
             return noted
         if event.character_id not in self._sheets:
-            self._sheets[event.character_id] = Character.objects.filter(
-                pk=event.character_id
-            ).first()
+            self._sheets[event.character_id] = _read_character(event.character_id)
         return self._sheets[event.character_id]
 
     def _characters(self) -> list[Character]:

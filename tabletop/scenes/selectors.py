@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from django.db import connections, router, transaction
-from django.db.models import Model
+from django.db import connections, router
 from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign, Membership
@@ -61,51 +60,9 @@ class _SceneRead(sql.WrittenOnce[tuple[str, sql.Converters]]):
         return scene
 
 
-class RowRead(sql.WrittenOnce[tuple[str, sql.Converters]]):
-    """One row of ``model`` by its primary key and, optionally, other columns that must
-    match (``also``: field names), locked until commit with ``lock``, in SQL written once
-    (``tabletop.scenes.sql``). For the hot reads of a command (a check reads its character,
-    then locks it to pay): the ORM compiled each such query afresh, about six times the cost
-    of the read itself (bench/README.md)."""
-
-    def __init__(self, model: type[Model], *, also: tuple[str, ...] = (), lock: bool = False):
-        super().__init__()
-        self.model, self.also, self.lock = model, also, lock
-
-    def build(self, connection: Any) -> tuple[str, sql.Converters]:
-        quote = connection.ops.quote_name
-        meta = self.model._meta
-        fields = [("t", f) for f in meta.concrete_fields]
-        where = [meta.pk, *(meta.get_field(name) for name in self.also)]
-        statement = (
-            f"SELECT {', '.join(f't.{quote(f.column)}' for _alias, f in fields)} "
-            f"FROM {quote(meta.db_table)} t "
-            f"WHERE {' AND '.join(f't.{quote(f.column)} = %s' for f in where)}"
-        )
-        if self.lock and connection.features.has_select_for_update:
-            statement += " FOR UPDATE"
-        return statement, sql.converters(connection, fields)
-
-    def __call__(self, pk: Any, *also: Any) -> Any:
-        """The row, or None when there is none (``pk`` and ``also``'s values, in order)."""
-        if self.lock:
-            assert transaction.get_connection().in_atomic_block, "a locked read needs a transaction"
-        if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in (pk, *also)):
-            return None  # no key is that long (SQLite would refuse the number outright)
-        connection = connections[router.db_for_write(self.model)]
-        statement, converters = self.plan(connection)
-        with connection.cursor() as cursor:
-            cursor.execute(statement, [pk, *also])
-            row = cursor.fetchone()
-        if row is None:
-            return None
-        values = sql.converted(row, converters, connection)
-        return self.model.from_db(connection.alias, None, values)
-
-
 #: A check's character: read with the command (one of the campaign's), locked to pay.
-character_in_campaign = RowRead(Character, also=("campaign",))
-character_locked = RowRead(Character, lock=True)
+character_in_campaign = sql.RowRead(Character, also=("campaign",))
+character_locked = sql.RowRead(Character, lock=True)
 
 
 _read_scene = _SceneRead()

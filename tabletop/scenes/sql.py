@@ -1,4 +1,5 @@
-"""SQL written once per database connection, for the few statements every command runs.
+"""SQL written once per database connection, for the few statements every command runs
+(the scene read, a row read, the event's INSERT).
 
 The ORM compiles a query afresh each time it runs: for the scene read, the event's INSERT and
 a check's character, that cost several times the statement itself (bench/README.md). These
@@ -11,7 +12,8 @@ from __future__ import annotations
 import weakref
 from typing import Any, Generic, TypeVar
 
-from django.db.models import Field
+from django.db import connections, router, transaction
+from django.db.models import Field, Model
 from django.db.models.expressions import Col
 
 Plan = TypeVar("Plan")
@@ -55,3 +57,45 @@ def converted(row: Any, found: Converters, connection: Any) -> list[Any]:
         for convert in convert_all:
             values[i] = convert(values[i], col, connection)
     return values
+
+
+class RowRead(WrittenOnce[tuple[str, Converters]]):
+    """One row of ``model`` by its primary key and, optionally, other columns that must
+    match (``also``: field names), locked until commit with ``lock``. For the hot reads of a
+    command (a check reads its character, then locks it to pay, then shows its new numbers):
+    the ORM compiled each such query afresh, about six times the cost of the read itself
+    (bench/README.md)."""
+
+    def __init__(self, model: type[Model], *, also: tuple[str, ...] = (), lock: bool = False):
+        super().__init__()
+        self.model, self.also, self.lock = model, also, lock
+
+    def build(self, connection: Any) -> tuple[str, Converters]:
+        quote = connection.ops.quote_name
+        meta = self.model._meta
+        fields = [("t", f) for f in meta.concrete_fields]
+        where = [meta.pk, *(meta.get_field(name) for name in self.also)]
+        statement = (
+            f"SELECT {', '.join(f't.{quote(f.column)}' for _alias, f in fields)} "
+            f"FROM {quote(meta.db_table)} t "
+            f"WHERE {' AND '.join(f't.{quote(f.column)} = %s' for f in where)}"
+        )
+        if self.lock and connection.features.has_select_for_update:
+            statement += " FOR UPDATE"
+        return statement, converters(connection, fields)
+
+    def __call__(self, pk: Any, *also: Any) -> Any:
+        """The row, or None when there is none (``pk`` and ``also``'s values, in order)."""
+        if self.lock:
+            assert transaction.get_connection().in_atomic_block, "a locked read needs a transaction"
+        if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in (pk, *also)):
+            return None  # no key is that long (SQLite would refuse the number outright)
+        connection = connections[router.db_for_write(self.model)]
+        statement, found = self.plan(connection)
+        with connection.cursor() as cursor:
+            cursor.execute(statement, [pk, *also])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        values = converted(row, found, connection)
+        return self.model.from_db(connection.alias, None, values)
