@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import threading
 import time
@@ -185,26 +186,13 @@ async def _flush(box: list[Message]) -> None:
         except Exception:
             log.exception("scene message not sent to %s", group)
 
-    for batch in _by_event(box):
-        if len(batch) == 1:
-            await send(*batch[0])
-        else:
-            await asyncio.gather(*(send(group, message) for group, message in batch))
+    for _event, batch in itertools.groupby(box, key=_event_of):
+        await asyncio.gather(*(send(group, message) for group, message in batch))
 
 
-def _by_event(box: list[Message]) -> list[list[Message]]:
-    """The box's messages in runs of one scene event each (anything else alone), in order."""
-    batches: list[list[Message]] = []
-    for group, message in box:
-        seq = message.get("seq") if message.get("type") == "scene.event" else None
-        last = batches[-1] if batches else None
-        if (
-            seq is not None
-            and last
-            and last[0][1].get("type") == "scene.event"
-            and last[0][1].get("seq") == seq
-        ):
-            last.append((group, message))
-        else:
-            batches.append([(group, message)])
-    return batches
+def _event_of(item: Message) -> object:
+    """What groups a box's messages into runs sent at once: a scene event's seq; anything
+    else goes alone."""
+    message = item[1]
+    seq = message.get("seq") if message.get("type") == "scene.event" else None
+    return object() if seq is None else seq
