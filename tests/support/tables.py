@@ -38,9 +38,9 @@ def make_table(system: str = "conductor") -> Table:
     return Table(gm, alice, bob, outsider, campaign, scene)
 
 
-def mira_and_troll(table: Table, **mira: Any) -> tuple[Any, Any]:
+def mira_and_troll(table: Table, *, troll_difficulty: int = 4, **mira: Any) -> tuple[Any, Any]:
     """alice's Mira (a skilled PC; ``mira``: more of her sheet) and the GM's cave troll (a foe),
-    the pair the secrecy tests roll with."""
+    the pair the secrecy tests and the conductor tables roll with."""
     from tabletop.characters.models import Character
 
     hero = Character.objects.create(
@@ -56,7 +56,7 @@ def mira_and_troll(table: Table, **mira: Any) -> tuple[Any, Any]:
         owner=table.gm,
         name="Cave troll",
         kind="foe",
-        difficulty=4,
+        difficulty=troll_difficulty,
         skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
     )
     return hero, troll

@@ -10,27 +10,12 @@ from __future__ import annotations
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tests.support.dice import Faces
-from tests.support.tables import make_table
+from tests.support.tables import make_table, mira_and_troll
 
 
 def conductor_table(bennies: int = 2):
     table = make_table(system="conductor")
-    hero = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.alice,
-        name="Mira",
-        skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
-        difficulty=3,
-        bennies=bennies,
-    )
-    troll = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.gm,
-        name="Cave troll",
-        kind="foe",
-        difficulty=5,
-        skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
-    )
+    hero, troll = mira_and_troll(table, bennies=bennies, troll_difficulty=5)
     return table, hero, troll
 
 
