@@ -3,18 +3,24 @@
 ``record_event`` is called by actions inside their transaction: it takes the next gapless seq under
 a row lock, stores the event (with its session ledger entry when every member knows of it,
 tabletop/scenes/ledger.py) and schedules ``broadcast_event`` with ``transaction.on_commit`` (a
-rolled-back action broadcasts nothing). The broadcast renders each viewer class's frame ONCE
-(GM, the actor, every other player) and sends it to that class's group; consumers only forward.
+rolled-back action broadcasts nothing). An action whose one write is its event may run it
+without a transaction around it, inside ``one_write`` (a roll that changes nothing else, a chat
+line): on PostgreSQL the event is then one statement, committed on its own. The broadcast
+renders each viewer class's frame ONCE (GM, the actor, every other player) and sends it to that
+class's group; consumers only forward.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
 from django.db import transaction
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from tabletop import systems
@@ -121,6 +127,45 @@ class _EventInsert(sql.WrittenOnce[dict[str, Any]]):
 _insert = _EventInsert()
 _read_character = sql.RowRead(Character)
 
+_one_write: ContextVar[bool] = ContextVar("one_write", default=False)
+
+
+@contextlib.contextmanager
+def one_write() -> Iterator[None]:
+    """Run an action whose only write is its event without opening a transaction for it.
+
+    On PostgreSQL an event numbered from the scene as the command read it is one statement,
+    atomic on its own (``_EventInsert``); the BEGIN and COMMIT around it were half of a roll's
+    round trips, and under load each round trip costs a wait for the database and then for the
+    GIL (bench/README.md). Where the event needs more than that one statement (SQLite, or a
+    scene that moved since it was read), ``record_event`` opens the transaction itself. Reads
+    are free; a second write outside a transaction is refused before it runs, so an action
+    that comes to write more cannot lose its all-or-nothing unnoticed: it needs
+    ``transaction.atomic``. Inside a transaction already (a procedure's roll, a test), this
+    changes nothing."""
+    connection = transaction.get_connection()
+    if connection.in_atomic_block:
+        yield
+        return
+    writes = 0
+
+    def guard(execute: Any, sql_text: str, params: Any, many: bool, context: Any) -> Any:
+        nonlocal writes
+        if not connection.in_atomic_block and sql_text.lstrip()[:6].upper() != "SELECT":
+            writes += 1
+            if writes > 1:
+                raise TransactionManagementError(
+                    "A second write outside a transaction: this action needs transaction.atomic."
+                )
+        return execute(sql_text, params, many, context)
+
+    token = _one_write.set(True)
+    try:
+        with connection.execute_wrapper(guard):
+            yield
+    finally:
+        _one_write.reset(token)
+
 
 def record_event(
     *,
@@ -144,7 +189,9 @@ def record_event(
     condition that no other event came since (``_EventInsert``).
     ``kind`` must be a registered ``EventKind`` (tabletop.scenes.kinds) that allows ``audience``.
     """
-    assert transaction.get_connection().in_atomic_block, "record_event needs a transaction"
+    connection = transaction.get_connection()
+    alone = not connection.in_atomic_block
+    assert not alone or _one_write.get(), "record_event needs a transaction (or one_write)"
     if audience not in kinds.get(kind).audiences:
         raise ValueError(f"A {kind} event is not recorded for the audience {audience!r}.")
     recipients = sorted(set(recipients))
@@ -181,7 +228,6 @@ def record_event(
             )
         return event
 
-    connection = transaction.get_connection()
     event = None
     if (
         _insert.guesses(connection)
@@ -195,12 +241,14 @@ def record_event(
     if event is None:
         # The UPDATE takes the scene row's lock until commit, so concurrent events get 1, 2,
         # 3, ... and each chain event reads the head its predecessor left. RETURNING
-        # (PostgreSQL, SQLite 3.35+): one round trip instead of an UPDATE and a SELECT.
-        with connection.cursor() as cursor:
-            cursor.execute(_NEXT_SEQ, [scene.pk])
-            seq, head = cursor.fetchone()
-        event = numbered(seq, head)
-        _insert(event)
+        # (PostgreSQL, SQLite 3.35+): one round trip instead of an UPDATE and a SELECT. Two
+        # statements or three: an event recorded alone (``one_write``) opens its transaction.
+        with transaction.atomic() if alone else contextlib.nullcontext():
+            with connection.cursor() as cursor:
+                cursor.execute(_NEXT_SEQ, [scene.pk])
+                seq, head = cursor.fetchone()
+            event = numbered(seq, head)
+            _insert(event)
     scene.last_seq = event.seq
     if event.ledger_hash:
         scene.ledger_head = event.ledger_hash

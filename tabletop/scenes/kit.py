@@ -77,11 +77,15 @@ def scene_action(
     what: str = "These moves",
     needs_open: bool = True,
     locks: bool = True,
+    atomic: bool = True,
 ) -> Callable[[Callable[P, T]], Callable[P, T]]:
     """Wrap an action ``f(*, scene, actor, ...)``: authorise (``gm``: the GM only; else any
     member), refuse a scene that is not open (``needs_open``) and a campaign of another system
     (``system``, with ``what`` naming the moves in the error), then run it in one transaction
-    with the scene row locked (``locks``) and the rules' refusals as clear errors."""
+    with the scene row locked (``locks``) and the rules' refusals as clear errors.
+    ``atomic=False`` (with ``locks=False``): the action opens what it needs itself, a
+    transaction or ``events.one_write`` when its one write is its event."""
+    assert atomic or not locks, "a locked scene row needs the transaction"
 
     def wrap(action: Callable[P, T]) -> Callable[P, T]:
         @functools.wraps(action)
@@ -94,6 +98,9 @@ def scene_action(
                 require_open(scene)
             if system is not None:
                 require_system(scene, system, what)
+            if not atomic:
+                with rules_say_no():
+                    return action(scene=scene, actor=actor, **kwargs)
             with scene_locked(scene, locks=locks) as locked:
                 return action(scene=locked, actor=actor, **kwargs)
 

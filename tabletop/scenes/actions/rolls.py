@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 
 from rules.core import Rng
 from tabletop.characters.models import Character
@@ -19,7 +20,7 @@ from tabletop.scenes.access import (
     roll_data,
 )
 from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
-from tabletop.scenes.events import record_event, reveal_event
+from tabletop.scenes.events import one_write, record_event, reveal_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES, ROLL_MODES
@@ -87,7 +88,7 @@ def record_roll(
     )
 
 
-@scene_action(locks=False)  # record_event's seq UPDATE takes the scene row's lock
+@scene_action(locks=False, atomic=False)  # a transaction only where the roll writes more
 def roll_make(
     *,
     scene: Scene,
@@ -128,19 +129,23 @@ def roll_make(
     # Worked out once, now, from the same inputs as the roll: what the roller faced.
     odds = headline_odds(kind, data=data, character=character, ruleset=ruleset)
     outcome = kind.roll(data=data, character=character, ruleset=ruleset, rng=rng)
-    event = record_roll(
-        scene=scene,
-        actor=actor,
-        character=character,
-        roll_kind=kind.name,
-        label=kind.label,
-        outcome=outcome,
-        mode=mode,
-        extra={"foe_id": foe.pk} if foe is not None else None,
-        odds=odds,
-    )
-    if kind.consequences is not None and event.audience == Audience.EVERYONE:
-        kind.consequences(event=event, rng=rng)
+    # What the roll sets going comes with it, all or nothing; a roll that sets nothing going
+    # (or whose consequences wait for its reveal) writes its event alone.
+    follows = kind.consequences is not None and MODES[mode].audience == Audience.EVERYONE
+    with transaction.atomic() if follows else one_write():
+        event = record_roll(
+            scene=scene,
+            actor=actor,
+            character=character,
+            roll_kind=kind.name,
+            label=kind.label,
+            outcome=outcome,
+            mode=mode,
+            extra={"foe_id": foe.pk} if foe is not None else None,
+            odds=odds,
+        )
+        if follows:
+            kind.consequences(event=event, rng=rng)
     return event
 
 

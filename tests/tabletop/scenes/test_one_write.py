@@ -1,0 +1,111 @@
+"""An action whose one write is its event runs without a transaction around it
+(``events.one_write``): on PostgreSQL a roll that sets nothing going is the scene read and one
+statement. A roll that sets something going stays all or nothing, a scene that moved since it
+was read still gets the next seq and the real head, and a second write outside a transaction
+is refused before it runs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
+
+from tabletop.scenes import actions, ledger
+from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.events import one_write, record_event
+from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.rollkinds import GENERIC_KINDS, ROLL_KINDS
+
+# Outside the test's own transaction: what runs alone must really commit alone. Run by
+# `make test` (SQLite) and again by `make test-services` (PostgreSQL, where the event is one
+# statement).
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def _roll(table, user, mode: str) -> tuple[SceneEvent, list[str]]:
+    data = {"roll_kind": "expression", "mode": mode, "character": "", "expression": "2d6+3"}
+    with CaptureQueriesContext(connection) as queries:
+        actions.run_command(command="roll", scene_id=table.scene.pk, user=user, data=data)
+    event = SceneEvent.objects.filter(scene=table.scene).latest("seq")
+    return event, [q["sql"] for q in queries.captured_queries]
+
+
+def test_a_roll_that_sets_nothing_going_writes_its_event_alone(table):
+    seen = []
+    for user, mode in ((table.alice, "public"), (table.alice, "gm"), (table.bob, "blind")):
+        event, statements = _roll(table, user, mode)
+        seen.append(event.seq)
+        assert event.public["mode"] == mode
+        if connection.vendor == "postgresql":
+            # The scene read, then the seq, the head and the event in one statement: no
+            # BEGIN and no COMMIT around it.
+            assert len(statements) == 2, statements
+            assert statements[1].startswith("WITH moved AS (UPDATE")
+        else:  # SQLite: the seq UPDATE and the INSERTs in a transaction of the event's own
+            assert any("last_seq = last_seq + 1" in s for s in statements)
+    table.scene.refresh_from_db()
+    assert seen == [2, 3, 4] and table.scene.last_seq == 4
+    doc = ledger.export(scene=table.scene, viewer=Viewer(table.gm.pk, True), viewer_name="gm")
+    assert ledger.verify(doc).ok
+
+
+def test_a_roll_that_sets_something_going_is_all_or_nothing(table, monkeypatch):
+    def strikes_back(*, event, rng):
+        raise RuntimeError("the foe's blow failed")
+
+    striking = dataclasses.replace(ROLL_KINDS["expression"], consequences=strikes_back)
+    monkeypatch.setitem(ROLL_KINDS, "expression", striking)
+    monkeypatch.setitem(GENERIC_KINDS, "expression", striking)
+    with pytest.raises(RuntimeError, match="blow failed"):
+        _roll(table, table.alice, "public")
+    # The roll and what it set going are one transaction: neither is stored.
+    assert not SceneEvent.objects.filter(scene=table.scene, kind="roll").exists()
+    table.scene.refresh_from_db()
+    assert table.scene.last_seq == 1
+    # A hidden roll's consequences wait for its reveal: the roll is written alone.
+    event, _statements = _roll(table, table.alice, "gm")
+    assert (event.kind, event.seq) == ("roll", 2)
+
+
+def test_an_event_alone_on_a_scene_that_moved_gets_the_next_seq_and_the_real_head(table):
+    stale = Scene.objects.get(pk=table.scene.pk)  # read before the next event
+    said = {"speaker": "bob", "text": "Ready?", "emote": False}
+    actions.chat_say(scene=table.scene, actor=table.bob, text="First!", to=[])
+    with one_write(), CaptureQueriesContext(connection) as queries:
+        late = record_event(scene=stale, kind="chat", actor=table.bob, public=said)
+    assert late.seq == 3
+    assert late.ledger["prev"] == SceneEvent.objects.get(scene=table.scene, seq=2).ledger_hash
+    if connection.vendor == "postgresql":
+        # The numbered write found the scene moved and wrote nothing; the seq UPDATE and the
+        # INSERT then ran in a transaction of their own.
+        # (The broadcast, on commit, reads the campaign this scene was read without.)
+        statements = [q["sql"] for q in queries.captured_queries]
+        assert statements[0].startswith("WITH moved AS (UPDATE")
+        assert statements[1] == "BEGIN" and statements[4] == "COMMIT", statements
+        assert "last_seq = last_seq + 1" in statements[2]
+    table.scene.refresh_from_db()
+    assert table.scene.last_seq == 3 and table.scene.ledger_head == late.ledger_hash
+
+
+def test_a_second_write_outside_a_transaction_is_refused_before_it_runs(table):
+    scene = Scene.objects.filter(pk=table.scene.pk)
+    refused = pytest.raises(TransactionManagementError, match="needs transaction.atomic")
+    with refused, one_write():
+        assert scene.get().name  # reads are free
+        scene.update(name="First")
+        scene.update(name="Second")
+    assert scene.get().name == "First"  # the first committed alone; the second never ran
+    # Inside a transaction it changes nothing: the transaction holds the writes together.
+    with transaction.atomic(), one_write():
+        scene.update(name="Third")
+        scene.update(name="Fourth")
+    assert scene.get().name == "Fourth"
+
+
+def test_an_event_outside_a_transaction_and_outside_one_write_is_refused(table):
+    with pytest.raises(AssertionError, match="needs a transaction"):
+        record_event(scene=table.scene, kind="chat", actor=table.bob, public={"text": "hi"})
+    assert not SceneEvent.objects.filter(scene=table.scene, kind="chat").exists()
