@@ -221,6 +221,12 @@ class Command:
         object.__setattr__(self, "window", window)
         object.__setattr__(self, "gm", gm)
 
+    @property
+    def checks_scene(self) -> bool:
+        """Whether the action's first write, its event, checks the scene it went by (a
+        ``scene_action(atomic=False)``): the command may run on the scene as last seen."""
+        return getattr(self.action, "checks_scene", False)
+
     def run(self, scene: Scene, user: Any, data: Data) -> Any:
         """Parse the fields and run the action; its result (an event, usually)."""
         if self.gm:

@@ -24,6 +24,7 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from tabletop import systems
+from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
 from tabletop.scenes import kinds, ledger, outbox, sql
 from tabletop.scenes.audiences import (
@@ -91,22 +92,61 @@ class _EventInsert(sql.WrittenOnce[dict[str, Any]]):
                 "WHERE id = %s AND last_seq = %s AND ledger_head = %s RETURNING id) "
                 f"{insert} SELECT {marks} FROM moved {returning}"
             )
+            # A scene as this process last saw it (``access.scene_as_seen``): the event is
+            # written only if its row, its campaign's row and the actor's membership are all
+            # still what the command went by.
+            seen = [("s", f) for f in Scene._meta.concrete_fields]
+            seen += [("c", f) for f in Campaign._meta.concrete_fields]
+            member = Membership._meta
+            plan["seen_fields"] = seen
+            plan["seen"] = (
+                f"WITH moved AS (UPDATE {scene} s SET last_seq = %s, ledger_head = %s "
+                f"FROM {quote(Campaign._meta.db_table)} c "
+                f"WHERE s.id = %s AND c.{quote(Campaign._meta.pk.column)} = s.campaign_id "
+                f"AND ({', '.join(f'{a}.{quote(f.column)}' for a, f in seen)}) "
+                f"IS NOT DISTINCT FROM ({', '.join(['%s'] * len(seen))}) "
+                f"AND EXISTS (SELECT 1 FROM {quote(member.db_table)} m "
+                f"WHERE m.{quote(member.get_field('campaign').column)} = s.campaign_id "
+                f"AND m.{quote(member.get_field('user').column)} = %s) RETURNING s.id) "
+                f"{insert} SELECT {marks} FROM moved {returning}"
+            )
         return plan
+
+    def checks_as_seen(self, connection: Any) -> bool:
+        """Whether a scene as last seen can be checked in the event's own statement."""
+        return "seen" in self.plan(connection)
 
     def guesses(self, connection: Any) -> bool:
         """Whether an event numbered from the scene as read can be written in one statement."""
         return "numbered" in self.plan(connection)
 
-    def __call__(self, event: SceneEvent, *, after: tuple[int, str] | None = None) -> bool:
+    def __call__(
+        self,
+        event: SceneEvent,
+        *,
+        after: tuple[int, str] | None = None,
+        seen_by: int | None = None,
+    ) -> bool:
         """Write ``event``; ``after``: the scene's (last seq, ledger head) it was numbered
-        from, and nothing is written (False) unless the scene's row still holds them."""
+        from, and nothing is written (False) unless the scene's row still holds them.
+        ``seen_by``: the scene is as this process last saw it, for that user's command: nothing
+        is written unless its row, its campaign's and that user's membership are unchanged."""
         connection = transaction.get_connection()
         plan = self.plan(connection)
         fields = plan["fields"]
         values = [f.get_db_prep_save(f.pre_save(event, True), connection) for f in fields]
         head = event.ledger_hash or None
         with connection.cursor() as cursor:
-            if after is not None:
+            if seen_by is not None and after is not None:
+                scene = event.scene
+                rows = {"s": scene, "c": scene.campaign}
+                as_seen = [
+                    f.get_db_prep_value(getattr(rows[alias], f.attname), connection)
+                    for alias, f in plan["seen_fields"]
+                ]
+                moved = [event.seq, head or after[1], event.scene_id, *as_seen, seen_by]
+                cursor.execute(plan["seen"], [*moved, *values])
+            elif after is not None:
                 moved = [event.seq, head or after[1], event.scene_id, *after]
                 cursor.execute(plan["numbered"], [*moved, *values])
             elif head and "with_head" in plan:
@@ -127,7 +167,20 @@ class _EventInsert(sql.WrittenOnce[dict[str, Any]]):
 _insert = _EventInsert()
 _read_character = sql.RowRead(Character)
 
+
+def checks_as_seen() -> bool:
+    """Whether an event's write can check a scene as this process last saw it (PostgreSQL):
+    commands may then skip reading the scene (``actions.run_command``)."""
+    return _insert.checks_as_seen(transaction.get_connection())
+
+
 _one_write: ContextVar[bool] = ContextVar("one_write", default=False)
+
+
+class SceneMoved(Exception):
+    """The scene as this process last saw it is not the scene any more (an event came, its
+    campaign or the actor's membership changed): nothing was written, and the command runs
+    again on the scene read afresh (``actions.run_command``)."""
 
 
 @contextlib.contextmanager
@@ -229,6 +282,9 @@ def record_event(
         return event
 
     event = None
+    # A scene as this process last saw it, for a command that read nothing of it (the first
+    # event of that command checks it; any later one is numbered as usual).
+    seen_by = scene.__dict__.pop("seen_by", None)
     if (
         _insert.guesses(connection)
         and not {"last_seq", "ledger_head"} & scene.get_deferred_fields()
@@ -236,8 +292,12 @@ def record_event(
         # The scene as the command read it (moments ago, under its scene's lock in this
         # process): the statement writes only if no event came since, else it writes nothing.
         event = numbered(scene.last_seq + 1, scene.ledger_head)
-        if not _insert(event, after=(scene.last_seq, scene.ledger_head)):
+        if not _insert(event, after=(scene.last_seq, scene.ledger_head), seen_by=seen_by):
+            if seen_by is not None:
+                raise SceneMoved(scene.pk)
             event = None
+    elif seen_by is not None:
+        raise SceneMoved(scene.pk)  # nothing can check it here: the command reads the scene
     if event is None:
         # The UPDATE takes the scene row's lock until commit, so concurrent events get 1, 2,
         # 3, ... and each chain event reads the head its predecessor left. RETURNING

@@ -84,7 +84,10 @@ def scene_action(
     (``system``, with ``what`` naming the moves in the error), then run it in one transaction
     with the scene row locked (``locks``) and the rules' refusals as clear errors.
     ``atomic=False`` (with ``locks=False``): the action opens what it needs itself, a
-    transaction or ``events.one_write`` when its one write is its event."""
+    transaction or ``events.one_write`` when its one write is its event. Such an action's
+    first write must be its event (``record_event``): that write checks the scene the command
+    went by, so its command may run on the scene as this process last saw it
+    (``Command.checks_scene``)."""
     assert atomic or not locks, "a locked scene row needs the transaction"
 
     def wrap(action: Callable[P, T]) -> Callable[P, T]:
@@ -104,6 +107,7 @@ def scene_action(
             with scene_locked(scene, locks=locks) as locked:
                 return action(scene=locked, actor=actor, **kwargs)
 
+        run.checks_scene = not atomic  # type: ignore[attr-defined]
         return run  # type: ignore[return-value]
 
     return wrap

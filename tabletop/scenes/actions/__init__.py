@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabletop.scenes import access, commands
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from tabletop.scenes import access, commands, events
 from tabletop.scenes.access import foe_for
 from tabletop.scenes.actions import chat, rolls, spends, turns
 from tabletop.scenes.actions.chat import chat_say
@@ -48,9 +50,34 @@ COMMANDS = commands.COMMANDS
 
 def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any]) -> FollowUp | None:
     """Dispatch one websocket command to its action (the consumer's only entry point). A
-    returned ``FollowUp`` is due work to run when a window the command opened closes."""
+    returned ``FollowUp`` is due work to run when a window the command opened closes.
+
+    A command whose event checks the scene it went by (``Command.checks_scene``) runs on the
+    scene as this process last saw it, without reading it; if its write finds the scene, its
+    campaign or the actor's membership changed, or the command is refused (perhaps by what
+    changed), nothing was written and it runs again on the scene read afresh."""
+    found = COMMANDS[command]
+    checked = found.checks_scene and events.checks_as_seen()
+    scene = access.scene_as_seen(scene_id, user=user) if checked else None
+    if scene is not None:
+        seq = scene.last_seq
+        try:
+            result = commands.run_command(command=command, scene=scene, user=user, data=data)
+        except (events.SceneMoved, ValidationError, PermissionDenied):
+            access.forget_scene(scene_id)
+            if scene.last_seq != seq:
+                raise  # an event was written: what went wrong after it stands
+        except BaseException:
+            access.forget_scene(scene_id)
+            raise
+        else:
+            access.saw_scene(scene)
+            return result
     scene = access.open_scene(scene_id, user=user)
-    return commands.run_command(command=command, scene=scene, user=user, data=data)
+    result = commands.run_command(command=command, scene=scene, user=user, data=data)
+    if checked:
+        access.saw_scene(scene)
+    return result
 
 
 __all__ = [
