@@ -24,7 +24,7 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from tabletop import systems
-from tabletop.campaigns.models import Campaign, Membership
+from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character
 from tabletop.scenes import kinds, ledger, outbox, sql
 from tabletop.scenes.audiences import (
@@ -95,9 +95,7 @@ class _EventInsert(sql.WrittenOnce[dict[str, Any]]):
             # A scene as this process last saw it (``access.scene_as_seen``): the event is
             # written only if its row, its campaign's row and the actor's membership are all
             # still what the command went by.
-            seen = [("s", f) for f in Scene._meta.concrete_fields]
-            seen += [("c", f) for f in Campaign._meta.concrete_fields]
-            member = Membership._meta
+            seen = sql.scene_and_campaign()
             plan["seen_fields"] = seen
             plan["seen"] = (
                 f"WITH moved AS (UPDATE {scene} s SET last_seq = %s, ledger_head = %s "
@@ -105,9 +103,7 @@ class _EventInsert(sql.WrittenOnce[dict[str, Any]]):
                 f"WHERE s.id = %s AND c.{quote(Campaign._meta.pk.column)} = s.campaign_id "
                 f"AND ({', '.join(f'{a}.{quote(f.column)}' for a, f in seen)}) "
                 f"IS NOT DISTINCT FROM ({', '.join(['%s'] * len(seen))}) "
-                f"AND EXISTS (SELECT 1 FROM {quote(member.db_table)} m "
-                f"WHERE m.{quote(member.get_field('campaign').column)} = s.campaign_id "
-                f"AND m.{quote(member.get_field('user').column)} = %s) RETURNING s.id) "
+                f"AND {sql.member_exists(connection)} RETURNING s.id) "
                 f"{insert} SELECT {marks} FROM moved {returning}"
             )
         return plan

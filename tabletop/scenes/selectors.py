@@ -8,7 +8,7 @@ from typing import Any
 from django.db import connections, router
 from django.utils import timezone
 
-from tabletop.campaigns.models import Campaign, Membership
+from tabletop.campaigns.models import Campaign
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes import sql
@@ -27,15 +27,11 @@ class _SceneRead(sql.WrittenOnce[tuple[str, sql.Converters]]):
 
     def build(self, connection: Any) -> tuple[str, sql.Converters]:
         quote = connection.ops.quote_name
-        fields = [("s", f) for f in Scene._meta.concrete_fields]
-        fields += [("c", f) for f in Campaign._meta.concrete_fields]
+        fields = sql.scene_and_campaign()
         columns = ", ".join(f"{alias}.{quote(f.column)}" for alias, f in fields)
-        member = Membership._meta
         scene_campaign = quote(Scene._meta.get_field("campaign").column)
         statement = (
-            f"SELECT {columns}, EXISTS (SELECT 1 FROM {quote(member.db_table)} m "
-            f"WHERE m.{quote(member.get_field('campaign').column)} = s.{scene_campaign} "
-            f"AND m.{quote(member.get_field('user').column)} = %s) "
+            f"SELECT {columns}, {sql.member_exists(connection)} "
             f"FROM {quote(Scene._meta.db_table)} s INNER JOIN "
             f"{quote(Campaign._meta.db_table)} c "
             f"ON c.{quote(Campaign._meta.pk.column)} = s.{scene_campaign} "

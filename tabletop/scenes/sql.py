@@ -16,6 +16,9 @@ from django.db import connections, router, transaction
 from django.db.models import Field, Model
 from django.db.models.expressions import Col
 
+from tabletop.campaigns.models import Campaign, Membership
+from tabletop.scenes.models import Scene
+
 Plan = TypeVar("Plan")
 
 
@@ -34,6 +37,27 @@ class WrittenOnce(Generic[Plan]):
         if found is None:
             found = self._plans[connection] = self.build(connection)
         return found
+
+
+def scene_and_campaign() -> list[tuple[str, Field]]:
+    """Every column of a scene (table alias ``s``) and of its campaign (``c``), in order: what
+    a command goes by (the scene read selects them; an event on a scene as last seen checks
+    them)."""
+    return [("s", f) for f in Scene._meta.concrete_fields] + [
+        ("c", f) for f in Campaign._meta.concrete_fields
+    ]
+
+
+def member_exists(connection: Any) -> str:
+    """SQL: whether the user ``%s`` is a member of the campaign of the scene ``s``."""
+    quote = connection.ops.quote_name
+    member = Membership._meta
+    return (
+        f"EXISTS (SELECT 1 FROM {quote(member.db_table)} m "
+        f"WHERE m.{quote(member.get_field('campaign').column)} = "
+        f"s.{quote(Scene._meta.get_field('campaign').column)} "
+        f"AND m.{quote(member.get_field('user').column)} = %s)"
+    )
 
 
 Converters = list[tuple[Col, list[Any]]]
