@@ -68,8 +68,7 @@ def scene_as_seen(scene_id: int, *, user: Any) -> Scene | None:
     if scene is None or not user.is_authenticated:
         return None
     scene.seen_by = user.pk
-    scene.is_member = True  # as far as the command goes: its write checks it
-    scene.campaign.member_read_with_scene = user.pk
+    scene.campaign.member_read_with_scene = user.pk  # the kit asks no more: the write checks it
     return scene
 
 

@@ -181,7 +181,8 @@ class SceneMoved(Exception):
 
 @contextlib.contextmanager
 def one_write() -> Iterator[None]:
-    """Run an action whose only write is its event without opening a transaction for it.
+    """Run an action whose only write is its event without opening a transaction for it (the
+    kit runs every ``scene_action(atomic=False)`` under it).
 
     On PostgreSQL an event numbered from the scene as the command read it is one statement,
     atomic on its own (``_EventInsert``); the BEGIN and COMMIT around it were half of a roll's

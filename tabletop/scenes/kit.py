@@ -33,6 +33,7 @@ from django.db.models.sql import UpdateQuery
 from rules.core import RulesError
 from tabletop import systems
 from tabletop.scenes.access import membership, require_gm, require_open
+from tabletop.scenes.events import one_write
 from tabletop.scenes.models import Scene
 
 P = ParamSpec("P")
@@ -83,11 +84,11 @@ def scene_action(
     member), refuse a scene that is not open (``needs_open``) and a campaign of another system
     (``system``, with ``what`` naming the moves in the error), then run it in one transaction
     with the scene row locked (``locks``) and the rules' refusals as clear errors.
-    ``atomic=False`` (with ``locks=False``): the action opens what it needs itself, a
-    transaction or ``events.one_write`` when its one write is its event. Such an action's
-    first write must be its event (``record_event``): that write checks the scene the command
-    went by, so its command may run on the scene as this process last saw it
-    (``Command.checks_scene``)."""
+    ``atomic=False`` (with ``locks=False``): no transaction is opened for the action, which
+    runs under ``events.one_write``: its one write, its event, commits on its own, and where it
+    writes more it opens ``transaction.atomic`` itself. Its first write must be its event
+    (``record_event``): that write checks the scene the command went by, so its command may run
+    on the scene as this process last saw it (``Command.checks_scene``)."""
     assert atomic or not locks, "a locked scene row needs the transaction"
 
     def wrap(action: Callable[P, T]) -> Callable[P, T]:
@@ -102,7 +103,7 @@ def scene_action(
             if system is not None:
                 require_system(scene, system, what)
             if not atomic:
-                with rules_say_no():
+                with rules_say_no(), one_write():
                     return action(scene=scene, actor=actor, **kwargs)
             with scene_locked(scene, locks=locks) as locked:
                 return action(scene=locked, actor=actor, **kwargs)

@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 
 from tabletop.campaigns.models import Membership
 from tabletop.scenes.commands import Command, Field, Parsed
-from tabletop.scenes.events import one_write, record_event
+from tabletop.scenes.events import record_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 
@@ -60,19 +60,17 @@ def chat_say(*, scene: Scene, actor: Any, text: str, to: list[int]) -> SceneEven
     line, emote = _line(text)
     said = {"speaker": actor.get_username(), "text": line, "emote": emote}
     if not to:
-        with one_write():
-            return record_event(scene=scene, kind="chat", actor=actor, public=said)
+        return record_event(scene=scene, kind="chat", actor=actor, public=said)
     recipients = _recipients(scene, actor, to)
     said["to"] = [user.get_username() for user in recipients]
-    with one_write():
-        return record_event(
-            scene=scene,
-            kind="chat",
-            actor=actor,
-            audience=Audience.WHISPER,
-            secret=said,
-            recipients=[user.pk for user in recipients],
-        )
+    return record_event(
+        scene=scene,
+        kind="chat",
+        actor=actor,
+        audience=Audience.WHISPER,
+        secret=said,
+        recipients=[user.pk for user in recipients],
+    )
 
 
 class Recipients(Field):

@@ -7,6 +7,7 @@ that follows from a hidden result shows before it is revealed (SECURITY.md).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -20,7 +21,7 @@ from tabletop.scenes.access import (
     roll_data,
 )
 from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
-from tabletop.scenes.events import one_write, record_event, reveal_event
+from tabletop.scenes.events import record_event, reveal_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES, ROLL_MODES
@@ -130,9 +131,9 @@ def roll_make(
     odds = headline_odds(kind, data=data, character=character, ruleset=ruleset)
     outcome = kind.roll(data=data, character=character, ruleset=ruleset, rng=rng)
     # What the roll sets going comes with it, all or nothing; a roll that sets nothing going
-    # (or whose consequences wait for its reveal) writes its event alone.
+    # (or whose consequences wait for its reveal) writes its event alone (``scene_action``).
     follows = kind.consequences is not None and MODES[mode].audience == Audience.EVERYONE
-    with transaction.atomic() if follows else one_write():
+    with transaction.atomic() if follows else contextlib.nullcontext():
         event = record_roll(
             scene=scene,
             actor=actor,
