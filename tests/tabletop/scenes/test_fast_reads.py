@@ -11,7 +11,7 @@ from django.utils import timezone
 from tabletop.campaigns.models import Campaign
 from tabletop.scenes import actions, selectors
 from tabletop.scenes.models import Presence, Scene
-from tests.support.tables import make_table
+from tests.support.tables import make_table, mira_and_troll
 
 
 def _fields(obj) -> dict:
@@ -200,12 +200,8 @@ def test_a_row_read_written_once_gives_the_orms_row_and_nothing_else():
     from tabletop.characters.models import Character
 
     table = make_table(system="two_dice")
-    hero = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.alice,
-        name="Ayla",
-        attributes={"Wits": 3},
-        resources={"Focus": {"current": 4, "max": 5}},
+    hero, _troll = mira_and_troll(
+        table, attributes={"Wits": 3}, resources={"Focus": {"current": 4, "max": 5}}
     )
     elsewhere = Campaign.objects.create(name="Elsewhere", system="two_dice", gm=table.gm)
 

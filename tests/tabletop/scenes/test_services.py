@@ -18,7 +18,7 @@ from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies
 from tabletop.systems.percentile import plot_points
-from tests.support.tables import make_table
+from tests.support.tables import make_table, mira_and_troll
 from tests.tabletop.conftest import at_once, requires_postgres, requires_redis
 from tests.tabletop.scenes.conftest import connect, drain_all
 
@@ -179,12 +179,8 @@ def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres():
     # against 5 Focus, each costing 2, pay 2, 2, 1 and then nothing. Each in a scene of its
     # own, so the scenes' locks do not put them in line: only the character's lock does.
     table = make_table(system="two_dice")
-    ayla = Character.objects.create(
-        campaign=table.campaign,
-        owner=table.alice,
-        name="Ayla",
-        attributes={"Wits": 2},
-        resources={"Focus": {"current": 5, "max": 5}},
+    ayla, _troll = mira_and_troll(
+        table, attributes={"Wits": 2}, resources={"Focus": {"current": 5, "max": 5}}
     )
     scenes = iter(
         [
