@@ -23,12 +23,10 @@ from django.db import transaction
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
-from tabletop import systems
 from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character
 from tabletop.scenes import kinds, ledger, outbox, sql
 from tabletop.scenes.audiences import (
-    FULL,
     Viewer,
     Visibility,
     audience_of,
@@ -38,10 +36,10 @@ from tabletop.scenes.audiences import (
     user_group,
     visibility,
 )
-from tabletop.scenes.commitments import canonical_json, commit
+from tabletop.scenes.cards import event_context
+from tabletop.scenes.commitments import commit
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import (
     ROW_PANELS,
     SIDE_PANELS,
@@ -53,7 +51,6 @@ from tabletop.scenes.panels import (
     stale_panels,
 )
 from tabletop.scenes.procedures import render_procedure_panels
-from tabletop.scenes.rollkinds import ROLL_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -327,47 +324,6 @@ def reveal_event(event: SceneEvent) -> None:
 
 
 # --- rendering ----------------------------------------------------------------------------------
-
-
-def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[str, Any]:
-    """What a card template may use. Secret data and the nonce only ever enter for FULL."""
-    data = dict(event.public)
-    ctx: dict[str, Any] = {
-        "event": event,
-        "vis": vis,
-        "viewer_is_gm": viewer.is_gm,
-        "is_actor": viewer.user_id is not None and viewer.user_id == event.actor_id,
-        "commitment": event.commitment,
-        "sealed": bool(event.commitment) and event.revealed_at is None,
-    }
-    amended = data.pop("amended", None)
-    if vis == FULL:
-        data.update(event.secret)
-        if event.commitment and event.revealed_at is not None:
-            ctx["secret_text"] = canonical_json(event.secret)
-            ctx["nonce"] = event.nonce
-        if amended:
-            # Spends changed the roll; the commitment still covers the roll as first rolled.
-            data["first_summary"] = data.get("summary", "")
-            data.update(amended)
-            ctx["amended"] = True
-    ctx["data"] = data
-    ctx["roll_mode"] = MODES.get(str(data.get("mode", "")))
-    if vis == FULL:
-        ctx["controls"] = card_controls(event, data)
-        kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))
-        ctx["roll_card"] = kind.card if kind is not None else ""
-    return ctx
-
-
-def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
-    """The spend buttons a card seen in full offers: the campaign's system decides (bennies,
-    plot points...). They are the same for every full viewer (the page hides the ones not
-    meant for its user, ``data-only-for``); the actions decide who may really use them."""
-    system = systems.find(event.scene.campaign.system)
-    if system is None or system.card_controls is None:
-        return {}
-    return system.card_controls(event, data)
 
 
 def render_card(

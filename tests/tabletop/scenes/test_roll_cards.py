@@ -4,6 +4,7 @@ and the odds the roller had, stored with the roll (and secret with a hidden one)
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 from html.parser import HTMLParser
@@ -267,6 +268,31 @@ def test_every_card_shows_its_seq_and_time_and_who_rolled_as_whom():
     stamp = re.search(r'<time datetime="([^"]+)"[^>]*>(\d\d:\d\d)</time>', html)
     assert stamp is not None and stamp.group(1).startswith(str(event.created_at.year))
     assert '<strong>alice</strong> as <span class="character">Mira</span>' in html
+
+
+@pytest.mark.django_db
+def test_a_cards_time_reads_as_djangos_date_filters_print_it_and_follows_the_event():
+    table, _, _, event = _roll("conductor_standard")
+    event = SceneEvent.objects.select_related("scene__campaign", "character").get(pk=event.pk)
+    event.created_at = dt.datetime(2026, 3, 7, 21, 5, 9, 250, tzinfo=dt.UTC)
+    filters = Template("{{ t|date:'c' }}|{{ t|date:'j M Y, H:i:s' }}|{{ t|time:'H:i' }}")
+
+    def shown(user) -> str:  # the card of this very event object, as a broadcast renders it
+        viewer = Viewer(user.pk, user.pk == table.gm.pk)
+        return render_card(event, visibility(event, viewer), viewer, live=True)
+
+    def printed(html: str) -> str:
+        stamp = re.search(r'<time datetime="([^"]+)" title="([^"]+)">([^<]+)</time>', html)
+        assert stamp is not None, html
+        return "|".join(stamp.groups())
+
+    assert printed(shown(table.bob)) == filters.render(Context({"t": event.created_at}))
+    assert printed(shown(table.bob)).endswith("|7 Mar 2026, 21:05:09|21:05")
+    # Worked out once per event object, but never left behind when its time changes.
+    event.created_at = dt.datetime(2026, 3, 8, 1, 2, 3, tzinfo=dt.UTC)
+    assert printed(shown(table.gm)) == filters.render(Context({"t": event.created_at}))
+    event.created_at = None
+    assert "<time" not in shown(table.gm)
 
 
 @pytest.mark.django_db

@@ -1,0 +1,85 @@
+"""What a scene event's card may show one viewer: its context for the card templates, its time as
+the card prints it, and the spend buttons a card seen in full offers. Secret data and the nonce
+enter the context only for FULL (tabletop/scenes/audiences.py)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from django.utils import dateformat, timezone
+
+from tabletop import systems
+from tabletop.scenes.audiences import FULL, Viewer, Visibility
+from tabletop.scenes.commitments import canonical_json
+from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.modes import MODES
+from tabletop.scenes.rollkinds import ROLL_KINDS
+
+
+def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[str, Any]:
+    """What a card template may use. Secret data and the nonce only ever enter for FULL."""
+    data = dict(event.public)
+    ctx: dict[str, Any] = {
+        "event": event,
+        "vis": vis,
+        "viewer_is_gm": viewer.is_gm,
+        "is_actor": viewer.user_id is not None and viewer.user_id == event.actor_id,
+        "commitment": event.commitment,
+        "sealed": bool(event.commitment) and event.revealed_at is None,
+    }
+    amended = data.pop("amended", None)
+    if vis == FULL:
+        data.update(event.secret)
+        if event.commitment and event.revealed_at is not None:
+            ctx["secret_text"] = canonical_json(event.secret)
+            ctx["nonce"] = event.nonce
+        if amended:
+            # Spends changed the roll; the commitment still covers the roll as first rolled.
+            data["first_summary"] = data.get("summary", "")
+            data.update(amended)
+            ctx["amended"] = True
+    ctx["data"] = data
+    ctx["stamp"] = time_stamp(event)
+    ctx["roll_mode"] = MODES.get(str(data.get("mode", "")))
+    if vis == FULL:
+        ctx["controls"] = card_controls(event, data)
+        kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))
+        ctx["roll_card"] = kind.card if kind is not None else ""
+    return ctx
+
+
+class TimeStamp(NamedTuple):
+    """When an event happened, as its card prints it: ``iso`` for the machine, ``title`` for a
+    hover, ``clock`` on the card (the site's time zone, as Django's date filters print it)."""
+
+    iso: str
+    title: str
+    clock: str
+
+
+def time_stamp(event: SceneEvent) -> TimeStamp | None:
+    """The event's time as its card prints it, worked out once per event object: a broadcast
+    renders a hidden roll's card two or three times, and three date filters per render were a
+    fifth of a card's CPU (bench/README.md)."""
+    if event.created_at is None:
+        return None
+    stamp = event.__dict__.get("_time_stamp")
+    if stamp is None or stamp[0] != event.created_at:
+        local = timezone.localtime(event.created_at)
+        printed = TimeStamp(
+            dateformat.format(local, "c"),
+            dateformat.format(local, "j M Y, H:i:s"),
+            dateformat.time_format(local, "H:i"),
+        )
+        stamp = event.__dict__["_time_stamp"] = (event.created_at, printed)
+    return stamp[1]
+
+
+def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
+    """The spend buttons a card seen in full offers: the campaign's system decides (bennies,
+    plot points...). They are the same for every full viewer (the page hides the ones not
+    meant for its user, ``data-only-for``); the actions decide who may really use them."""
+    system = systems.find(event.scene.campaign.system)
+    if system is None or system.card_controls is None:
+        return {}
+    return system.card_controls(event, data)
