@@ -75,6 +75,33 @@ def for_javascript(value: Any) -> Any:
     """``value`` as a browser reads it back from JSON: JavaScript has one number type, so an
     integral float is an int (1.0 -> 1), and an integer it can't hold exactly is the nearest
     float. Raises ValueError for what JSON can't hold (NaN, infinities, other types)."""
+    kind = type(value)
+    if kind is dict:  # the usual tree: plain leaves are kept as they are, without a call each
+        if not all(type(key) is str for key in value):
+            return _for_javascript(value)
+        return {
+            key: item
+            if (leaf := type(item)) is str
+            or item is None
+            or leaf is bool
+            or (leaf is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER)
+            else for_javascript(item)
+            for key, item in value.items()
+        }
+    if kind is list:
+        return [
+            item
+            if (leaf := type(item)) is str
+            or item is None
+            or leaf is bool
+            or (leaf is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER)
+            else for_javascript(item)
+            for item in value
+        ]
+    return _for_javascript(value)
+
+
+def _for_javascript(value: Any) -> Any:
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, str):
@@ -162,7 +189,8 @@ def chain_entry(
     if opens_parent(event, parent):
         entry["opening"] = opening_of(parent)
     entry = for_javascript(entry)
-    return entry, entry_hash(entry)
+    # entry_hash, without walking the entry a second time: it holds JSON's values already.
+    return entry, _sha256(entry["prev"] + canonical_json(entry))
 
 
 # --- exports ------------------------------------------------------------------------------------

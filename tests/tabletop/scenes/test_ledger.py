@@ -4,6 +4,7 @@ frozen when recorded, moves the live head, and never gives a member a secret the
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import importlib
 import json
@@ -389,6 +390,32 @@ def test_for_javascript_reads_numbers_as_a_browser_does():
     }
     with pytest.raises(ValueError, match="not a JSON number"):
         ledger.for_javascript({"x": float("nan")})
+    with pytest.raises(ValueError, match="not a JSON number"):
+        ledger.for_javascript([{"deep": [float("inf")]}])
+    with pytest.raises(ValueError, match="keys are text"):
+        ledger.for_javascript({"ok": 1, 2: "no"})
+    with pytest.raises(ValueError, match="a set is not JSON"):
+        ledger.for_javascript({"x": [{1}]})
+
+
+def test_for_javascript_gives_plain_json_values_at_every_depth():
+    class Size(enum.IntEnum):
+        BIG = 3
+
+    tree = {
+        Audience.EVERYONE: Audience.BLIND,  # TextChoices, a key and a value
+        "deep": [(1, -(2**53) + 1, -(2**53) - 2), {"size": Size.BIG, "yes": True, "no": None}],
+    }
+    plain = ledger.for_javascript(tree)
+    assert plain == {
+        "everyone": "blind",
+        "deep": [[1, -(2**53) + 1, float(-(2**53) - 2)], {"size": 3, "yes": True, "no": None}],
+    }
+    # Types as JSON reads them back: the canonical bytes (and the hash) depend on it.
+    assert [type(k) for k in plain] == [str, str]
+    assert type(plain["everyone"]) is str and type(plain["deep"][0]) is list
+    assert type(plain["deep"][1]["size"]) is int and plain["deep"][1]["yes"] is True
+    assert canonical_json(plain) == canonical_json(json.loads(canonical_json(plain)))
 
 
 # --- the command-line verifier -------------------------------------------------------------------

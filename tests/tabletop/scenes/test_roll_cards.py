@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 from django.template import Context, Template
+from django.utils import timezone
 
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
-from tabletop.scenes.audiences import Viewer, visibility
+from tabletop.scenes.audiences import FULL, Viewer, visibility
 from tabletop.scenes.events import render_card
 from tabletop.scenes.models import Audience, SceneEvent
 from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, percent
@@ -288,9 +289,13 @@ def test_a_cards_time_reads_as_djangos_date_filters_print_it_and_follows_the_eve
 
     assert printed(shown(table.bob)) == filters.render(Context({"t": event.created_at}))
     assert printed(shown(table.bob)).endswith("|7 Mar 2026, 21:05:09|21:05")
-    # Worked out once per event object, but never left behind when its time changes.
+    # Worked out once per event object, but never left behind when its time or zone changes.
     event.created_at = dt.datetime(2026, 3, 8, 1, 2, 3, tzinfo=dt.UTC)
     assert printed(shown(table.gm)) == filters.render(Context({"t": event.created_at}))
+    with timezone.override("America/New_York"):  # the site's zone, as the filters use it
+        local = printed(render_card(event, FULL, Viewer(table.gm.pk, True), live=False))
+        assert local == filters.render(Context({"t": event.created_at}))
+    assert local.endswith("|7 Mar 2026, 20:02:03|20:02")
     event.created_at = None
     assert "<time" not in shown(table.gm)
 
