@@ -124,22 +124,71 @@ def save_together(*rows: tuple[Model, list[str]]) -> None:
         for row, fields in rows:
             row.save(update_fields=fields)
         return
-    parts, params = [], []
-    for i, (row, fields) in enumerate(rows):
-        meta = type(row)._meta
-        query = UpdateQuery(type(row))
-        query.add_update_fields(
-            [(f := meta.get_field(name), None, f.pre_save(row, False)) for name in fields]
-        )
-        query.add_q(Q(pk=row.pk))
-        sql, values = query.get_compiler(connection=connection).as_sql()
-        parts.append(f"u{i} AS ({sql} RETURNING 1)")
-        params += values
-    counts = ", ".join(f"(SELECT count(*) FROM u{i})" for i in range(len(rows)))
+    updates = [_update(row, _as_saved(row, fields), connection) for row, fields in rows]
+    if any(n != 1 for n in _counted(updates, connection)):
+        raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+def save_if_as_read(
+    row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: tuple[Model, list[str]]
+) -> bool:
+    """Save ``changes`` (field name -> new value) to ``row``'s row only if that row still
+    holds, column for column, ``as_read`` (every concrete field's ``attname`` -> its value as
+    the command read it), and ``also``'s rows as ``save_together`` saves them, in one
+    statement: reading a row and then reading it again locked costs a round trip each
+    (bench/README.md). False, with nothing saved, when the row changed since (or on a database
+    without the statement): the caller then locks the row and works from it as it is. The
+    check runs on the row's newest version after any lock wait (READ COMMITTED), so two
+    writers that read the same row never both pass it. ``row`` itself is left as it was."""
+    connection = transaction.get_connection()
+    if connection.vendor != "postgresql":
+        return False
+    meta = type(row)._meta
+    quote = connection.ops.quote_name
+    table, fields = quote(meta.db_table), meta.concrete_fields
+    sql, params = _update(row, [(meta.get_field(n), v) for n, v in changes.items()], connection)
+    columns = ", ".join(f"{table}.{quote(f.column)}" for f in fields)
+    sql += f" AND ({columns}) IS NOT DISTINCT FROM ({', '.join(['%s'] * len(fields))})"
+    params = [
+        *params,
+        *(f.get_db_prep_value(as_read[f.attname], connection, prepared=False) for f in fields),
+    ]
+    # The other rows only if this one passed (the WHERE is the UPDATE's last clause).
+    others = [_update(other, _as_saved(other, names), connection) for other, names in also]
+    updates = [(sql, params), *((f"{s} AND EXISTS (SELECT 1 FROM u0)", v) for s, v in others)]
+    found = _counted(updates, connection)
+    if found[0] != 1:
+        return False
+    if any(n != 1 for n in found[1:]):
+        raise DatabaseError("Save with update_fields did not affect any rows.")
+    return True
+
+
+def _as_saved(row: Model, names: list[str]) -> list[tuple[Any, Any]]:
+    """The named fields of ``row`` with their values as ``save`` writes them."""
+    meta = type(row)._meta
+    return [(f := meta.get_field(name), f.pre_save(row, False)) for name in names]
+
+
+def _update(row: Model, values: list[tuple[Any, Any]], connection: Any) -> tuple[str, list[Any]]:
+    """The ORM's ``UPDATE`` of ``row``'s row by its key, setting each (field, value)."""
+    query = UpdateQuery(type(row))
+    query.add_update_fields([(f, None, value) for f, value in values])
+    query.add_q(Q(pk=row.pk))
+    sql, params = query.get_compiler(connection=connection).as_sql()
+    return sql, list(params)
+
+
+def _counted(updates: list[tuple[str, list[Any]]], connection: Any) -> tuple[int, ...]:
+    """Run the UPDATEs as one statement of data-modifying ``WITH``s (u0, u1...): how many rows
+    each changed."""
+    parts = [f"u{i} AS ({sql} RETURNING 1)" for i, (sql, _params) in enumerate(updates)]
+    counts = ", ".join(f"(SELECT count(*) FROM u{i})" for i in range(len(updates)))
     with connection.cursor() as cursor:
-        cursor.execute(f"WITH {', '.join(parts)} SELECT {counts}", params)
-        if any(n != 1 for n in cursor.fetchone()):
-            raise DatabaseError("Save with update_fields did not affect any rows.")
+        cursor.execute(
+            f"WITH {', '.join(parts)} SELECT {counts}", [v for _s, p in updates for v in p]
+        )
+        return tuple(cursor.fetchone())
 
 
 def procedure_state(scene: Scene, name: str) -> dict[str, Any] | None:

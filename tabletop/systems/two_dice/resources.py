@@ -6,13 +6,14 @@ consequences), a declared check when it rolls."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from rules.core import Rng
 from tabletop.characters.models import Character
 from tabletop.scenes import selectors
 from tabletop.scenes.events import note_sheet
-from tabletop.scenes.kit import save_together
+from tabletop.scenes.kit import save_if_as_read, save_together
 from tabletop.scenes.models import SceneEvent, roll_data
 
 
@@ -20,9 +21,23 @@ def pay_from_sheet(
     character: Character | None, resource: str, amount: int, *, event: SceneEvent | None = None
 ) -> int:
     """Take up to ``amount`` points of ``resource`` off the character's sheet (never below 0,
-    the row locked so simultaneous checks never overdraw); how many it took. ``event``: the
-    check it pays for: its card says how much (``paid_from_sheet``, saved with the sheet), and
-    its broadcast shows the sheet as paid without reading it again."""
+    never from a sheet that changed since it was read, so simultaneous checks never overdraw);
+    how many it took. ``event``: the check it pays for: its card says how much
+    (``paid_from_sheet``, saved with the sheet), and its broadcast shows the sheet as paid
+    without reading it again."""
+    if character is not None and amount > 0 and event is not None:
+        # The sheet as the roll read it pays, in the statement that saves the card, if its row
+        # is still that sheet; else the row is locked and pays as it is now.
+        as_read = {
+            f.attname: getattr(character, f.attname) for f in Character._meta.concrete_fields
+        }
+        paid, resources = _payment(as_read["resources"], resource, amount)
+        event.public["paid_from_sheet"] = paid
+        if save_if_as_read(character, as_read, {"resources": resources}, (event, ["public"])):
+            sheet = copy.copy(character)
+            sheet.__dict__.update(as_read, resources=resources)
+            note_sheet(event, sheet)
+            return paid
     paid, rows = 0, []
     if character is not None and amount > 0:
         locked = selectors.character_locked(character.pk)
@@ -30,21 +45,30 @@ def pay_from_sheet(
             raise Character.DoesNotExist(f"No character {character.pk} to pay from.")
         if event is not None:
             note_sheet(event, locked)
-        resources = dict(locked.resources or {})
-        current = resources.get(resource)
-        if isinstance(current, dict):
-            have = current.get("current")
-            have = have if isinstance(have, int) and not isinstance(have, bool) else 0
-            paid = min(amount, max(have, 0))
-            if paid:
-                resources[resource] = {**current, "current": have - paid}
-                locked.resources = resources
-                rows.append((locked, ["resources"]))
+        paid, resources = _payment(locked.resources, resource, amount)
+        if paid:
+            locked.resources = resources
+            rows.append((locked, ["resources"]))
     if event is not None:
         event.public["paid_from_sheet"] = paid
         rows.append((event, ["public"]))
     save_together(*rows)
     return paid
+
+
+def _payment(sheet: Any, resource: str, amount: int) -> tuple[int, dict[str, Any]]:
+    """What ``amount`` points of ``resource`` take off the sheet's resources (never below 0),
+    and the resources after."""
+    resources = dict(sheet or {})
+    current = resources.get(resource)
+    if not isinstance(current, dict):
+        return 0, resources
+    have = current.get("current")
+    have = have if isinstance(have, int) and not isinstance(have, bool) else 0
+    paid = min(amount, max(have, 0))
+    if paid:
+        resources[resource] = {**current, "current": have - paid}
+    return paid, resources
 
 
 def after_check(*, event: SceneEvent, rng: Rng) -> None:

@@ -205,3 +205,53 @@ def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres():
     assert ayla.resources["Focus"]["current"] == 0
     paid = sorted(e.public["paid_from_sheet"] for e in SceneEvent.objects.filter(kind="roll"))
     assert paid == [0, 0, 0, 1, 2, 2]
+
+
+@requires_postgres
+def test_a_check_pays_from_the_sheet_it_read_in_the_cards_statement_on_postgres():
+    # kit.save_if_as_read: no locked read again; the sheet and the card in one statement.
+    from django.test.utils import CaptureQueriesContext
+
+    table = make_table(system="two_dice")
+    ayla, _troll = mira_and_troll(
+        table, attributes={"Wits": 2}, resources={"Focus": {"current": 5, "max": 5}}
+    )
+    check = {"data": {"attribute": "Wits", "resource": "Focus", "difficulty": "Normal"}}
+    box: list = []
+    token = outbox._outbox.set(box)
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            event = actions.roll_make(
+                scene=table.scene, actor=table.alice, roll_kind="two_dice", character=ayla, **check
+            )
+    finally:
+        outbox._outbox.reset(token)
+    statements = [q["sql"] for q in queries.captured_queries]
+    assert not any("FOR UPDATE" in s for s in statements), statements
+    paying = [s for s in statements if s.startswith("WITH u0 AS (UPDATE")]
+    assert len(paying) == 1 and "IS NOT DISTINCT FROM" in paying[0], statements
+    # The broadcast shows the sheet as paid without reading it again.
+    after = statements[statements.index(paying[0]) + 1 :]
+    assert not any('"characters_character"' in s for s in after), after
+    assert f'id="party-{ayla.pk}-' in "".join(m["html"] for _g, m in box if "html" in m)
+    ayla.refresh_from_db()
+    event.refresh_from_db()
+    assert ayla.resources["Focus"]["current"] == 3 and event.public["paid_from_sheet"] == 2
+
+
+@requires_postgres
+def test_a_check_whose_sheet_changed_since_it_was_read_pays_from_the_row_as_it_is_on_postgres():
+    table = make_table(system="two_dice")
+    ayla, _troll = mira_and_troll(
+        table, attributes={"Wits": 2}, resources={"Focus": {"current": 5, "max": 5}}
+    )
+    # The GM spends Focus elsewhere between the roll's read and its payment.
+    Character.objects.filter(pk=ayla.pk).update(resources={"Focus": {"current": 1, "max": 5}})
+    check = {"attribute": "Wits", "resource": "Focus", "difficulty": "Normal"}
+    event = actions.roll_make(
+        scene=table.scene, actor=table.alice, roll_kind="two_dice", character=ayla, data=check
+    )
+    assert ayla.resources["Focus"]["current"] == 5  # the command's copy is left as it was
+    fresh = Character.objects.get(pk=ayla.pk)
+    event.refresh_from_db()
+    assert fresh.resources["Focus"]["current"] == 0 and event.public["paid_from_sheet"] == 1
