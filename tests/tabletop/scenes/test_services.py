@@ -175,7 +175,8 @@ async def test_commands_on_the_thread_pool_keep_each_scenes_frames_in_order(sett
 
 @requires_postgres
 def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres():
-    # Each check locks its roller's row to pay (selectors.character_locked): six checks at once
+    # Each check pays from its roller's row as it is (kit.save_if_as_read, else the row locked:
+    # selectors.character_locked): six checks at once
     # against 5 Focus, each costing 2, pay 2, 2, 1 and then nothing. Each in a scene of its
     # own, so the scenes' locks do not put them in line: only the character's lock does.
     table = make_table(system="two_dice")
