@@ -4,6 +4,7 @@ enter the context only for FULL (tabletop/scenes/audiences.py)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.utils import timezone
@@ -40,7 +41,7 @@ def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[st
             data.update(amended)
             ctx["amended"] = True
     ctx["data"] = data
-    ctx["stamp"] = time_stamp(event)
+    ctx["stamp"] = time_stamp(event.created_at)
     ctx["roll_mode"] = MODES.get(str(data.get("mode", "")))
     if vis == FULL:
         ctx["controls"] = card_controls(event, data)
@@ -58,26 +59,19 @@ class TimeStamp(NamedTuple):
     clock: str
 
 
-def time_stamp(event: SceneEvent) -> TimeStamp | None:
-    """The event's time as its card prints it, worked out once per event object: a broadcast
-    renders a hidden roll's card two or three times, and three date filters per render were a
-    fifth of a card's CPU (bench/README.md)."""
-    if event.created_at is None:
+def time_stamp(moment: datetime | None) -> TimeStamp | None:
+    """``moment`` as a card prints it: what the date filters "c", "j M Y, H:i:s" and time
+    "H:i" print, without their format parser (25 µs against 83, and a card printed three;
+    bench/README.md)."""
+    if moment is None:
         return None
-    when = (event.created_at, timezone.get_current_timezone())
-    stamp = event.__dict__.get("_time_stamp")
-    if stamp is None or stamp[0] != when:
-        # What the date filters "c", "j M Y, H:i:s" and time "H:i" print, without their
-        # format parser: 25 µs against 83 (bench/README.md).
-        local = timezone.localtime(event.created_at, when[1])
-        month = str(MONTHS_3[local.month]).title()
-        printed = TimeStamp(
-            local.isoformat(),
-            f"{local.day} {month} {local.year:04d}, {local:%H:%M:%S}",
-            f"{local:%H:%M}",
-        )
-        stamp = event.__dict__["_time_stamp"] = (when, printed)
-    return stamp[1]
+    local = timezone.localtime(moment)
+    month = str(MONTHS_3[local.month]).title()
+    return TimeStamp(
+        local.isoformat(),
+        f"{local.day} {month} {local.year:04d}, {local:%H:%M:%S}",
+        f"{local:%H:%M}",
+    )
 
 
 def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:

@@ -76,29 +76,23 @@ def for_javascript(value: Any) -> Any:
     integral float is an int (1.0 -> 1), and an integer it can't hold exactly is the nearest
     float. Raises ValueError for what JSON can't hold (NaN, infinities, other types)."""
     kind = type(value)
-    if kind is dict:  # the usual tree: plain leaves are kept as they are, without a call each
-        if not all(type(key) is str for key in value):
-            return _for_javascript(value)
-        return {
-            key: item
-            if (leaf := type(item)) is str
-            or item is None
-            or leaf is bool
-            or (leaf is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER)
-            else for_javascript(item)
-            for key, item in value.items()
-        }
+    if kind is dict and all(type(key) is str for key in value):
+        return {key: _leaf(item) for key, item in value.items()}
     if kind is list:
-        return [
-            item
-            if (leaf := type(item)) is str
-            or item is None
-            or leaf is bool
-            or (leaf is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER)
-            else for_javascript(item)
-            for item in value
-        ]
+        return [_leaf(item) for item in value]
     return _for_javascript(value)
+
+
+#: The leaves JSON holds as Python holds them, kept as they are in the usual tree without a
+#: call of ``for_javascript`` each (bench/README.md).
+_AS_IS = frozenset({str, bool, type(None)})
+
+
+def _leaf(item: Any) -> Any:
+    kind = type(item)
+    if kind in _AS_IS or (kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER):
+        return item
+    return for_javascript(item)
 
 
 def _for_javascript(value: Any) -> Any:
@@ -131,7 +125,10 @@ def _for_javascript(value: Any) -> Any:
 def entry_hash(entry: dict[str, Any]) -> str:
     """The hash of an entry: sha256 of its prev and its canonical JSON without "hash"."""
     body = for_javascript({key: value for key, value in entry.items() if key != "hash"})
-    prev = entry.get("prev")
+    return _hash_of(body, entry.get("prev"))
+
+
+def _hash_of(body: dict[str, Any], prev: Any) -> str:
     return _sha256((prev if isinstance(prev, str) else canonical_json(prev)) + canonical_json(body))
 
 
@@ -189,8 +186,7 @@ def chain_entry(
     if opens_parent(event, parent):
         entry["opening"] = opening_of(parent)
     entry = for_javascript(entry)
-    # entry_hash, without walking the entry a second time: it holds JSON's values already.
-    return entry, _sha256(entry["prev"] + canonical_json(entry))
+    return entry, _hash_of(entry, entry["prev"])  # entry_hash, without walking it again
 
 
 # --- exports ------------------------------------------------------------------------------------

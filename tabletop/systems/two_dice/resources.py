@@ -34,8 +34,8 @@ def pay_from_sheet(
         paid, resources = _payment(as_read["resources"], resource, amount)
         event.public["paid_from_sheet"] = paid
         if save_if_as_read(character, as_read, {"resources": resources}, (event, ["public"])):
-            sheet = copy.copy(character)
-            sheet.__dict__.update(as_read, resources=resources)
+            sheet = copy.copy(character)  # the command's copy stays the sheet as read
+            sheet.resources = resources
             note_sheet(event, sheet)
             return paid
     paid, rows = 0, []

@@ -388,6 +388,10 @@ def test_for_javascript_reads_numbers_as_a_browser_does():
         "b": [2.5, 0, True],
         "c": float(2**60),
     }
+    # 2**60 == float(2**60) in Python, not in the bytes that are hashed.
+    assert canonical_json(ledger.for_javascript({"c": [2**60, -(2**60)]})) == (
+        '{"c":[1.152921504606847e+18,-1.152921504606847e+18]}'
+    )
     with pytest.raises(ValueError, match="not a JSON number"):
         ledger.for_javascript({"x": float("nan")})
     with pytest.raises(ValueError, match="not a JSON number"):

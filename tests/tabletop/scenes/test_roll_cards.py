@@ -289,10 +289,10 @@ def test_a_cards_time_reads_as_djangos_date_filters_print_it_and_follows_the_eve
 
     assert printed(shown(table.bob)) == filters.render(Context({"t": event.created_at}))
     assert printed(shown(table.bob)).endswith("|7 Mar 2026, 21:05:09|21:05")
-    # Worked out once per event object, but never left behind when its time or zone changes.
+    # Another moment, and the site's zone as the filters use it.
     event.created_at = dt.datetime(2026, 3, 8, 1, 2, 3, tzinfo=dt.UTC)
     assert printed(shown(table.gm)) == filters.render(Context({"t": event.created_at}))
-    with timezone.override("America/New_York"):  # the site's zone, as the filters use it
+    with timezone.override("America/New_York"):
         local = printed(render_card(event, FULL, Viewer(table.gm.pk, True), live=False))
         assert local == filters.render(Context({"t": event.created_at}))
     assert local.endswith("|7 Mar 2026, 20:02:03|20:02")
