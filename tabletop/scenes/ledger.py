@@ -71,38 +71,29 @@ def in_chain(audience: str) -> bool:
     return audience in CHAIN_AUDIENCES
 
 
+#: The leaves JSON holds as Python holds them: the usual leaf is kept before any other test
+#: (a ledger entry is walked on every event; bench/README.md).
+_AS_IS = frozenset({str, bool, type(None)})
+
+
 def for_javascript(value: Any) -> Any:
     """``value`` as a browser reads it back from JSON: JavaScript has one number type, so an
     integral float is an int (1.0 -> 1), and an integer it can't hold exactly is the nearest
     float. Raises ValueError for what JSON can't hold (NaN, infinities, other types)."""
     kind = type(value)
-    if kind is dict and all(type(key) is str for key in value):
-        return {key: _leaf(item) for key, item in value.items()}
-    if kind is list:
-        return [_leaf(item) for item in value]
-    return _for_javascript(value)
-
-
-#: The leaves JSON holds as Python holds them, kept as they are in the usual tree without a
-#: call of ``for_javascript`` each (bench/README.md).
-_AS_IS = frozenset({str, bool, type(None)})
-
-
-def _leaf(item: Any) -> Any:
-    kind = type(item)
-    if kind in _AS_IS or (kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER):
-        return item
-    return for_javascript(item)
-
-
-def _for_javascript(value: Any) -> Any:
-    if value is None or isinstance(value, bool):
+    if kind in _AS_IS or (kind is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER):
         return value
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            raise ValueError("JSON object keys are text")
+        return {str(key): for_javascript(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [for_javascript(item) for item in value]
     if isinstance(value, str):
         return str(value)  # a TextChoices member becomes its plain value
     if isinstance(value, int):
         if abs(value) <= MAX_SAFE_INTEGER:
-            return int(value)
+            return int(value)  # an IntEnum member becomes its plain value
         try:
             return for_javascript(float(value))
         except OverflowError:
@@ -113,12 +104,6 @@ def _for_javascript(value: Any) -> Any:
         if value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
             return int(value)
         return value
-    if isinstance(value, list | tuple):
-        return [for_javascript(item) for item in value]
-    if isinstance(value, dict):
-        if not all(isinstance(key, str) for key in value):
-            raise ValueError("JSON object keys are text")
-        return {str(key): for_javascript(item) for key, item in value.items()}
     raise ValueError(f"a {type(value).__name__} is not JSON")
 
 
