@@ -1,4 +1,13 @@
-"""The two_dice demo table: the characters `make demo` gives the GM, alice and bob."""
+"""The two_dice demo table: the characters `make demo` gives the GM, alice and bob.
+
+Seed 003's check is 2d6 + attribute against 15 ("15 or higher ... succeeds"); the seed gives
+no character-creation rules, so its thresholds set the scale: an average roll of 7 succeeds
+with an attribute of 8, and 8 is the one value at which both criticals (20 or higher, 10 or
+lower) stay possible on a Normal check. So each demo character is good at one thing (their
+best attribute 7 or 8: a Normal check succeeds 41.7% or 58.3% of the time), middling at the
+rest (4 to 7), within the sheet's attribute range; every best attribute's linked resources
+hold at least the Normal cost (2), so those odds carry no unpaid-cost penalty.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +26,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
             "name": "Tamsin Reed",
             "kind": PC,
             "sheet": {
-                "attributes": by_position(spec.attributes, [1, 3, 2, 0]),
+                "attributes": by_position(spec.attributes, [5, 8, 7, 4]),
                 "resources": by_position(
                     resources, [{"current": v, "max": v} for v in (5, 6, 5, 3)]
                 ),
@@ -28,7 +37,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
             "name": "Garrick Stone",
             "kind": PC,
             "sheet": {
-                "attributes": by_position(spec.attributes, [3, 1, 0, 2]),
+                "attributes": by_position(spec.attributes, [8, 5, 4, 7]),
                 "resources": by_position(
                     resources, [{"current": v, "max": v} for v in (7, 4, 3, 5)]
                 ),
@@ -39,7 +48,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
             "name": "Captain Rhee",
             "kind": FOE,
             "sheet": {
-                "attributes": by_position(spec.attributes, [2, 2, 1, 3]),
+                "attributes": by_position(spec.attributes, [6, 6, 5, 7]),
                 "resources": by_position(
                     resources, [{"current": v, "max": v} for v in (6, 5, 4, 6)]
                 ),
