@@ -29,7 +29,7 @@ from tabletop.scenes.kit import procedure_state, scene_action, scene_locked, sto
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
 from tabletop.scenes.rollkinds import RollOutcome, ordered_bands, stored_odds
-from tabletop.systems.two_dice.panels import pending_of
+from tabletop.systems.two_dice.panels import pending_of, window_open
 from tabletop.systems.two_dice.resources import pay_from_sheet
 from tabletop.systems.two_dice.rolls import BAND_LABELS as TWO_DICE_BANDS
 from tabletop.systems.two_dice.rolls import OTHER_PENALTY
@@ -55,7 +55,8 @@ def _two_dice_sheet(
 
 
 def _window_closed(pending: dict[str, Any], now: datetime | None) -> bool:
-    return (now or timezone.now()) >= datetime.fromisoformat(pending["closes_at"])
+    # The panel offers the acting player's "Roll my check" by the same test.
+    return not window_open(pending, now)
 
 
 @scene_action(system=SLUG, what=WHAT)

@@ -3,8 +3,11 @@ that declare one (``TurnExtras``, registered as the system's ``extra["turns"]``)
 
 from __future__ import annotations
 
+from datetime import datetime
 from fractions import Fraction
 from typing import Any
+
+from django.utils import timezone
 
 from rules import two_dice
 from rules.turns import TurnTracker
@@ -20,8 +23,17 @@ def pending_of(state: dict[str, Any]) -> two_dice.PendingAction | None:
     return two_dice.PendingAction.from_dict(pending["action"]) if pending else None
 
 
+def window_open(pending: dict[str, Any], now: datetime | None = None) -> bool:
+    """Whether the pending check's reaction window is still open (the acting player may not
+    roll it yet: ``checks.check_resolve`` refuses until it closes)."""
+    return (now or timezone.now()) < datetime.fromisoformat(pending["closes_at"])
+
+
 def _pending_context(
-    state: dict[str, Any], tracker: TurnTracker, members: dict[str, dict[str, Any]]
+    state: dict[str, Any],
+    tracker: TurnTracker,
+    members: dict[str, dict[str, Any]],
+    now: datetime | None = None,
 ) -> dict[str, Any] | None:
     raw = state.get("pending")
     if not raw:
@@ -62,6 +74,9 @@ def _pending_context(
         "difficulty": action.difficulty,
         "payment": action.payment,
         "closes_at": raw["closes_at"],
+        # While it is open the check rolls by itself when it closes (or by the GM): the acting
+        # player is offered "Roll my check" only once it has closed and the roll is late.
+        "window_open": window_open(raw, now),
         "known_penalty": action.known_penalty(),
         "success": percent(success),
         "targets": targets,
