@@ -157,11 +157,14 @@ def _left(count: int | None, *, short: bool = False) -> str:
 
 
 def _buys(challenge: Challenge, effect: str, *, gm: bool) -> dict[str, Any]:
-    """``headline`` (what the ability does at best), ``lines`` (die by die) and ``choices``
-    (the die picker's options), from rules ``annulus.spend_odds``."""
+    """``headline`` (what the ability does at best), ``lines`` (die by die), ``choices`` (the
+    die picker's options) and ``best`` (for Calibrate, the move the headline names,
+    ``{"die", "value"}``, which its form starts at; else None), from rules
+    ``annulus.spend_odds``."""
     values, jammed = challenge.visible_values(), challenge.visible_jammed()
     now = _left(challenge.remaining_adjustments)
     lines: list[str] = []
+    chosen: dict[str, int] | None = None  # set_value: the best move, the form's default
     freed: dict[int, str] = {}  # unjam: what freeing each jammed die leaves
     if effect == "set_value":
         best = None
@@ -174,8 +177,9 @@ def _buys(challenge: Challenge, effect: str, *, gm: bool) -> dict[str, Any]:
             if best is None or _fewer(after, next(iter(best.after))):
                 best = found
         if best is None:
-            return {"headline": "no die it can set", "lines": [], "choices": []}
+            return {"headline": "no die it can set", "lines": [], "choices": [], "best": None}
         headline = f"{now} → {_left(next(iter(best.after)))} (die {best.index + 1} to {best.value})"
+        chosen = {"die": best.index, "value": best.value}
     elif effect == "unjam":
         for k in jammed:
             found = annulus.toolkit_effect(values, jammed, effect="unjam", index=k)
@@ -205,7 +209,9 @@ def _buys(challenge: Challenge, effect: str, *, gm: bool) -> dict[str, Any]:
     # The die picker: unjammed dice (jammed ones for unjam); what each buys is in ``lines``.
     picks = jammed if effect == "unjam" else [k for k in range(len(values)) if k not in jammed]
     choices = [{"index": k, "text": f"die {k + 1}: {values[k]}"} for k in picks]
-    return {"headline": headline, "lines": lines, "choices": choices}
+    for choice in choices:
+        choice["selected"] = chosen is not None and choice["index"] == chosen["die"]
+    return {"headline": headline, "lines": lines, "choices": choices, "best": chosen}
 
 
 def _fewer(a: int | None, b: int | None) -> bool:

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from rules.annulus import Challenge
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.panels import render_panels
 from tabletop.systems.annulus import actions as challenges
@@ -69,3 +70,38 @@ def test_only_the_gm_reads_what_a_reveal_would_show():
     # ([5][6][5][4]: 9 down 3, 6 down 1, 3 up 1).
     assert "position 2 (9): 2 adjustments left → 5 adjustments left" in gm
     assert "position 2" not in toolkit(table, table.alice)
+
+
+def _calibrate_form(text: str) -> tuple[str, str]:
+    """The Calibrate form's defaults: (the die picked, the new number)."""
+    form = re.search(r'<form[^>]*>(?:(?!</form>).)*?value="Calibrate".*?</form>', text, re.S)
+    assert form is not None
+    picked = re.findall(r'<option value="(\d+)" selected>', form.group(0))
+    number = re.search(r'name="value"[^>]*value="(\d+)"', form.group(0))
+    assert len(picked) == 1 and number is not None, form.group(0)
+    return picked[0], number.group(1)
+
+
+def test_calibrate_defaults_to_the_best_move_the_panel_shows():
+    # Players see [5][6][3]: 2 adjustments left; die 2 to 4 solves it (the headline). The form
+    # used to start at die 1 to 1 ([1][6][3]: 4 adjustments left, worse than before).
+    table = set_up((2, 1, 2, 2), (5, 9, 6, 3))
+    mine = toolkit(table, table.alice)
+    assert "If it passes: 2 adjustments left → solved (die 2 to 4)." in mine
+    die, value = _calibrate_form(mine)
+    assert (die, value) == ("1", "4")
+    # The other pickers start where they did: no die singled out for them.
+    assert mine.count(" selected>") == 1
+    # Used as offered (its check passing), the chain the players see is solved.
+    challenges.challenge_toolkit(
+        scene=table.scene,
+        actor=table.alice,
+        ability="Calibrate",
+        die=die,
+        value=value,
+        in_view="3",
+        rng=Faces(6, 6, 1),
+    )
+    table.scene.refresh_from_db()
+    state = table.scene.state[STATE_KEY]
+    assert Challenge.from_dict(state["challenge"]).remaining_adjustments == 0
