@@ -102,10 +102,21 @@ def streak_line(name: str, skill: str, state: str, ruleset: Any = None) -> str:
 # --- the panel ---------------------------------------------------------------------------------
 
 
+#: The panel's character pickers list the players' characters first (the first PC is each
+#: picker's default: the GM's perception roll is "for a player"), then NPCs, then foes.
+_KIND_ORDER = {Character.Kind.PC: 0, Character.Kind.NPC: 1, Character.Kind.FOE: 2}
+
+
+def ordered_characters(scene: Any) -> list[Character]:
+    """The campaign's characters as the panel lists them: PCs, NPCs, foes, each by name."""
+    characters = Character.objects.filter(campaign=scene.campaign)
+    return sorted(characters, key=lambda c: (_KIND_ORDER.get(c.kind, 3), c.name.casefold(), c.pk))
+
+
 def context(scene: Any, viewer: Any) -> dict[str, Any]:
     state = state_of(scene)
     ruleset = scene.campaign.effective_ruleset()
-    characters = list(Character.objects.filter(campaign=scene.campaign).order_by("kind", "name"))
+    characters = ordered_characters(scene)
     owners = {str(c.pk): c.owner_id for c in characters}
     streaks = [
         {

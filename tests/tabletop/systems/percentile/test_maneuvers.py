@@ -4,14 +4,18 @@ and the special rolls (running, potency, breakage, pure chance) on the roll pane
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 
+from tabletop.characters.models import Character
 from tabletop.scenes import actions
+from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.panels import render_panels
 from tabletop.systems.percentile import maneuvers
 from tabletop.systems.percentile import panels as percentile_state
 from tests.support.dice import Faces, script_dice
@@ -299,3 +303,24 @@ async def test_a_tracked_maneuver_updates_everyones_panel(monkeypatch):
         assert 'value="perception_roll"' not in player.everything()
     for socket in (gm, alice, bob):
         await socket.close()
+
+
+@pytest.mark.django_db
+def test_the_perception_roll_defaults_to_a_player_character_npcs_after():
+    # Seed 004: the GM rolls perception "on his behalf" (a player's): the form's first choice,
+    # what it rolls for unless the GM picks another, is a PC; the GM's NPCs and foes come after.
+    table, tom, ilsa = percentile_table()
+    for name, kind in (("Aldo", "npc"), ("Brute", "foe")):
+        Character.objects.create(campaign=table.campaign, owner=table.gm, name=name, kind=kind)
+    text = render_panels(
+        Scene.objects.get(pk=table.scene.pk),
+        Viewer(user_id=table.gm.pk, is_gm=True),
+        oob=True,
+        only=[percentile_state.NAME],
+    )
+    form = re.search(r'<details id="perception-roll".*?</details>', html.unescape(text), re.S)
+    picker = re.search(r'<select name="character" required>(.*?)</select>', form.group(0), re.S)
+    options = re.findall(r'<option value="(\d+)"( selected)?>([^<]*)</option>', picker.group(1))
+    assert [name for _, _, name in options] == ["Ilsa", "Tomalfson", "Aldo", "Brute"]
+    assert not any(selected for _, selected, _ in options)  # so the first one is the default
+    assert options[0][0] == str(ilsa.pk)
