@@ -13,7 +13,7 @@ from typing import Any
 
 from django import template
 from django.utils.html import escape
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
@@ -178,6 +178,53 @@ def has_dropped(dice: Any) -> bool:
     if not isinstance(dice, list | tuple):
         return False
     return any(isinstance(d, Mapping) and "kept" in d and not d["kept"] for d in dice)
+
+
+def _formula_die(d: Any) -> str:
+    if not isinstance(d, Mapping):
+        return "?"
+    value = _int(d.get("value"))
+    face = ("?" if value is None else str(value)) + ("!" if d.get("exploded") else "")
+    if "kept" in d and not d["kept"]:
+        return f'<s class="dropped">{face}<span class="visually-hidden"> dropped</span></s>'
+    return face
+
+
+@register.filter
+def dice_formula(result: Any) -> SafeString:
+    """A dice-box roll's formula, "4d6kh3 (5, 1, 3, 6) = 14", from its stored terms and dice: a
+    dropped die struck through (``<s class="dropped">``, "dropped" for a screen reader), an
+    exploded one "6!". Not the stored ``breakdown``, which marks a dropped die in Markdown
+    (``~~1~~``, avrae/d20's plain text) that a card would show as typed. Odd or missing values
+    show "?"; no terms, no formula."""
+    if not isinstance(result, Mapping):
+        return mark_safe("")
+    terms = result.get("terms")
+    if not isinstance(terms, list | tuple):
+        return mark_safe("")
+    parts: list[str] = []
+    for term in terms:
+        if not isinstance(term, Mapping):
+            continue
+        sign = _int(term.get("sign"))
+        minus = sign is not None and sign < 0
+        text = term.get("text")
+        shown = escape(text) if isinstance(text, str) and text else "?"
+        dice = term.get("dice")
+        if isinstance(dice, list | tuple) and dice:
+            shown += f" ({', '.join(_formula_die(d) for d in dice)})"
+        multiplier = _int(term.get("multiplier"))
+        if multiplier is not None and multiplier != 1:
+            shown += f" * {multiplier}"
+        if parts:
+            parts.append(f"{'-' if minus else '+'} {shown}")
+        else:
+            parts.append(f"-{shown}" if minus else shown)
+    if not parts:
+        return mark_safe("")
+    total = _int(result.get("total"))
+    line = " ".join(parts) + ("" if total is None else f" = {total}")
+    return mark_safe(line)  # noqa: S308 - the term texts are escaped, the rest is numbers and ours
 
 
 @register.filter

@@ -385,6 +385,47 @@ def test_a_dice_box_card_draws_kept_and_dropped_dice_differently():
 
 
 @pytest.mark.django_db
+def test_a_dice_box_formula_strikes_dropped_dice_from_the_dice_not_the_markdown():
+    # The stored breakdown is avrae/d20's plain text ("~~2~~" for a dropped die); the card's
+    # formula is drawn from the dice themselves: a dropped die struck through, never "~~".
+    table = make_table()
+    event = actions.roll_make(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="expression",
+        data={"expression": "3d6!kh2 * 2 - 1d4 + 3"},
+        rng=Faces(6, 2, 1, 4, 3),
+    )
+    result = event.public["result"]
+    assert result["breakdown"] == "3d6!kh2 (6!, ~~2~~, ~~1~~, 4) * 2 - 1d4 (3) + 3 = 20"
+    html = card(table, event, table.bob)
+    assert "~~" not in html
+    (line,) = re.findall(r'<p class="dice-line"><code>(.*?)</code></p>', html, re.S)
+    hidden = '<span class="visually-hidden"> dropped</span>'
+    assert re.findall(r'<s class="dropped">(.*?)</s>', line) == [f"2{hidden}", f"1{hidden}"]
+    assert line.replace(hidden, "") == (
+        '3d6!kh2 (6!, <s class="dropped">2</s>, <s class="dropped">1</s>, 4) * 2 - 1d4 (3) + 3 = 20'
+    )
+
+
+@pytest.mark.django_db
+def test_a_dice_box_formula_escapes_what_it_was_stored_with():
+    table = make_table()
+    odd = {"terms": [{"text": "<b>1d6</b>", "dice": [{"value": "<i>"}, None], "sign": 1}]}
+    event = SceneEvent.objects.create(
+        scene=table.scene,
+        seq=SceneEvent.objects.filter(scene=table.scene).count() + 1,
+        kind="roll",
+        actor=table.alice,
+        audience=Audience.EVERYONE,
+        public={"roller": "alice", "mode": "public", "roll_kind": "expression", "result": odd},
+    )
+    html = card(table, event, table.bob)
+    assert "&lt;b&gt;1d6&lt;/b&gt; (?, ?)" in html
+    assert "<b>1d6" not in html and "<i>" not in html
+
+
+@pytest.mark.django_db
 def test_only_a_card_that_just_arrived_is_marked_live_for_its_animation():
     # The dice tumble and the badge pops on `.event.live` only (static/css/dice.css); a card
     # loaded with the page or replayed stays still.
