@@ -1,7 +1,11 @@
 // The composer's line, read into the frame it sends: chat, /me, /w, /r /gmr /br /sr, /help.
-// `parse` is pure (no page, no socket) so it is tested on its own (tests/tabletop/scenes/
-// test_composer_parser.py runs it under Node). Anything it cannot read comes back as an error
-// for the composer to show, and nothing is sent.
+// `parse` needs no socket, and no page when ctx gives the limit, so it is tested on its own
+// (tests/tabletop/scenes/test_composer_parser.py runs it under Node). Anything it cannot read comes back as an error
+// for the composer to show, and nothing is sent (the text stays in the box).
+// The one page fact it may read: the longest line the server takes, which the composer's
+// textarea carries as data-limit (rendered from tabletop.scenes.actions.chat.CHAT_LIMIT), when
+// the caller's ctx does not give it. The textarea has no maxlength: that cut a long paste
+// silently, so this parser's message, with the length and the limit, never showed.
 (function (root, factory) {
   "use strict";
   var api = factory();
@@ -10,7 +14,6 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  var LIMIT = 1000;  // tabletop.scenes.actions.chat.CHAT_LIMIT
   var EXPRESSION_LIMIT = 200;  // the dice box's field
 
   // Slash command -> roll mode (tabletop/scenes/modes.py). Foundry's words, and Roll20's.
@@ -33,6 +36,24 @@
   ];
 
   function error(message) { return { error: message }; }
+
+  // The longest line the server takes: ctx.limit, else the page's #composer-text[data-limit];
+  // null when neither says (then the server alone refuses, with the same words).
+  function limitOf(ctx) {
+    var given = ctx.limit;
+    if (given == null && typeof document !== "undefined" && document.getElementById) {
+      var box = document.getElementById("composer-text");
+      given = box && box.getAttribute("data-limit");
+    }
+    var limit = typeof given === "number" ? given : parseInt(given, 10);
+    return limit > 0 && limit === Math.floor(limit) ? limit : null;
+  }
+
+  // Characters as the server counts them (Python's len: code points, not UTF-16 units).
+  function length(text) {
+    var pairs = text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g);
+    return text.length - (pairs ? pairs.length : 0);
+  }
 
   function fold(text) { return String(text).trim().toLowerCase(); }
 
@@ -97,14 +118,17 @@
     if (!to.length) { return error("Whisper to whom? Name someone other than yourself."); }
     var text = read.rest.trim();
     if (!text) { return error("What do you want to whisper? /w " + read.names.join(",") + " text"); }
-    return say(text, to);
+    return say(text, to, ctx);
   }
 
-  // ``counted``: the part the server caps (an emote's words, without "/me ").
-  function say(text, to, counted) {
-    var length = (counted === undefined ? text : counted).length;
-    if (length > LIMIT) {
-      return error("A message is at most " + LIMIT + " characters (this one has " + length + ").");
+  // The server caps what is said: an emote's words without "/me " (whispered or not).
+  function say(text, to, ctx) {
+    var limit = limitOf(ctx);
+    var counted = /^\/me( |$)/i.test(text) ? text.slice(3).trim() : text;
+    var size = length(counted);
+    if (limit !== null && size > limit) {
+      return error("A message is at most " + limit + " characters (this one has " + size +
+        "): nothing was sent. Shorten it, or send it in parts.");
     }
     return { frame: { command: "chat", text: text, to: to } };
   }
@@ -126,20 +150,20 @@
     ctx = ctx || {};
     var text = String(line == null ? "" : line).trim();
     if (!text) { return error("Type a message first."); }
-    if (text.slice(0, 2) === "//") { return say(text.slice(1), []); }
-    if (text.charAt(0) !== "/") { return say(text, []); }
+    if (text.slice(0, 2) === "//") { return say(text.slice(1), [], ctx); }
+    if (text.charAt(0) !== "/") { return say(text, [], ctx); }
     var match = /^\/(\S+)\s*([\s\S]*)$/.exec(text);
     var word = match[1].toLowerCase();
     var args = match[2];
     if (word === "help" || word === "?") { return { help: HELP.slice() }; }
     if (word === "me" || word === "em" || word === "emote") {
       if (!args.trim()) { return error("Say what you do: /me draws her sword."); }
-      return say("/me " + args.trim(), [], args.trim());
+      return say("/me " + args.trim(), [], ctx);
     }
     if (WHISPER[word]) { return whisper(args, ctx); }
     if (Object.prototype.hasOwnProperty.call(ROLLS, word)) { return roll(ROLLS[word], args, word); }
     return error("There is no /" + word + " command. Type /help for the list.");
   }
 
-  return { parse: parse, HELP: HELP, LIMIT: LIMIT };
+  return { parse: parse, HELP: HELP };
 });

@@ -3,12 +3,16 @@ else, on the live, page-load and replay paths alike."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from asgiref.sync import sync_to_async
 from django.urls import reverse
 
 from tabletop.scenes.actions.chat import CHAT_LIMIT
 from tabletop.scenes.models import Audience, SceneEvent
+from tabletop.scenes.templatetags.chat import emphasis
+from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect, drain_all, seat_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
@@ -154,3 +158,62 @@ async def test_chat_waits_for_an_open_scene(table):
     assert "not open" in "".join(await alice.drain())
     assert await sync_to_async(chat_events)() == []
     await alice.close()
+
+
+# --- a line of several lines, the composer's limit, a roll said in chat ------------------------
+
+
+async def test_a_multi_line_line_keeps_its_breaks_escaped(table):
+    # Shift+Enter in the composer: the line breaks reach the card as <br>, after escaping.
+    gm, alice, bob = await seat_table(table)
+    await alice.send(command="chat", text="Watch the *left*\n<b>door</b>\n\n**now**")
+    await drain_all(gm, alice, bob)
+    said = "Watch the <em>left</em><br>&lt;b&gt;door&lt;/b&gt;<br><br><strong>now</strong>"
+    for sock in (gm, alice, bob):
+        (card,) = sock.event_frames()
+        assert said in card
+        assert "<b>door" not in card
+    await close_all(gm, alice, bob)
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("one\ntwo", "one<br>two"),
+        ("one\r\ntwo\rthree", "one<br>two<br>three"),
+        ("<i>\n</i>", "&lt;i&gt;<br>&lt;/i&gt;"),
+        ('a "quote"\n& more', "a &quot;quote&quot;<br>&amp; more"),
+        ("*one\ntwo*", "*one<br>two*"),  # emphasis stays on its line
+        ("*one*\n**two**", "<em>one</em><br><strong>two</strong>"),
+        ("one\n\ntwo", "one<br><br>two"),
+        ("one\n\n\n \n\n\ntwo", "one<br><br>two"),  # one empty line kept, not a column
+        ("<br>", "&lt;br&gt;"),
+    ],
+)
+def test_line_breaks_become_br_only_after_escaping(text, html):
+    assert emphasis(text) == html
+
+
+def test_the_composer_has_the_servers_limit_and_no_silent_cut(table, client):
+    page = page_for(client, table.alice, table.scene)
+    (textarea,) = re.findall(r"<textarea[^>]*>", page)
+    assert 'id="composer-text"' in textarea
+    assert f'data-limit="{CHAT_LIMIT}"' in textarea
+    assert "maxlength" not in textarea  # a long paste reaches the parser, which says why not
+
+
+async def test_a_roll_said_in_chat_strikes_its_dropped_die_without_markdown(table, monkeypatch):
+    # "/r 4d6kh3" in the composer sends this frame (tests/tabletop/scenes/test_composer_parser.py).
+    script_dice(monkeypatch, Faces(5, 1, 3, 6))
+    gm, alice, bob = await seat_table(table)
+    await alice.send(command="roll", roll_kind="expression", expression="4d6kh3", mode="public")
+    await drain_all(gm, alice, bob)
+    for sock in (gm, alice, bob):
+        (card,) = sock.event_frames()
+        assert "~~" not in card
+        (line,) = re.findall(r'<p class="dice-line">(.*?)</p>', card, re.S)
+        assert re.findall(r"<s\b[^>]*>(.*?)</s>", line) == [
+            '1<span class="visually-hidden"> dropped</span>'
+        ]
+        assert re.sub(r"<[^>]+>", "", line) == "4d6kh3 (5, 1 dropped, 3, 6) = 14"
+    await close_all(gm, alice, bob)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tabletop.scenes.actions.chat import CHAT_LIMIT
+
 COMPOSER = Path(__file__).resolve().parents[3] / "static" / "js" / "composer.js"
 NODE = shutil.which("node")
 
@@ -32,11 +34,11 @@ process.stdout.write(JSON.stringify(cases.map(c => composer.parse(c.line, c.ctx)
 """
 
 
-def parse(*lines: str, me: int = 2) -> list[dict]:
-    ctx = {"members": MEMBERS, "me": me}
+def parse(*lines: str, me: int = 2, limit: int | None = CHAT_LIMIT, run: str = RUN) -> list[dict]:
+    ctx = {"members": MEMBERS, "me": me, "limit": limit}
     cases = [{"line": line, "ctx": ctx} for line in lines]
     out = subprocess.run(
-        [NODE, "-e", RUN, str(COMPOSER)],
+        [NODE, "-e", run, str(COMPOSER)],
         input=json.dumps(cases),
         capture_output=True,
         text=True,
@@ -151,3 +153,58 @@ def test_help_lists_every_command_and_sends_nothing():
 
 def test_a_long_emote_is_measured_without_its_marker():
     assert frame("/me " + "x" * 1000)["text"] == "/me " + "x" * 1000
+
+
+# --- the length limit: the server's CHAT_LIMIT, read from the page, never a silent cut ---------
+
+
+def test_an_over_long_paste_is_refused_with_its_length_and_the_limit():
+    # The textarea has no maxlength (it cut a 5,000-character paste to 1,000 without a word):
+    # the whole paste reaches the parser, which says how long it is and what the limit is.
+    message = refusal("x" * 5000)
+    assert f"at most {CHAT_LIMIT} characters (this one has 5000)" in message
+    assert frame("x" * CHAT_LIMIT)["text"] == "x" * CHAT_LIMIT
+
+
+def test_the_limit_is_the_one_the_page_gives():
+    (short, long) = parse("x" * 10, "x" * 11, limit=10)
+    assert short["frame"]["text"] == "x" * 10
+    assert set(long) == {"error"}
+    assert "at most 10 characters (this one has 11)" in long["error"]
+
+
+#: The page as scene.js sees it: the composer's textarea, its limit in ``data-limit``.
+ON_A_PAGE = (
+    """
+globalThis.document = {
+  getElementById: (id) => id === "composer-text"
+    ? { getAttribute: (name) => (name === "data-limit" ? "12" : null) } : null
+};
+"""
+    + RUN
+)
+
+
+def test_in_the_browser_the_limit_is_read_from_the_composers_data_limit():
+    # scene.js passes members and me, not the limit: the parser reads the page's data-limit,
+    # which templates/scenes/_composer.html renders from CHAT_LIMIT.
+    (short, long) = parse("x" * 12, "x" * 13, limit=None, run=ON_A_PAGE)
+    assert short["frame"]["text"] == "x" * 12
+    assert "at most 12 characters (this one has 13)" in long["error"]
+
+
+def test_characters_are_counted_as_the_server_counts_them():
+    # Python's len() counts code points; an emoji is two UTF-16 units in JavaScript.
+    assert frame("\U0001f3b2" * CHAT_LIMIT)["text"] == "\U0001f3b2" * CHAT_LIMIT
+    message = refusal("\U0001f3b2" * (CHAT_LIMIT + 1))
+    assert f"(this one has {CHAT_LIMIT + 1})" in message
+
+
+def test_a_whispered_emote_is_measured_without_its_marker_too():
+    # The server counts an emote's words, whispered or not.
+    assert frame("/w bob /me " + "x" * CHAT_LIMIT)["text"] == "/me " + "x" * CHAT_LIMIT
+    assert "at most" in refusal("/w bob /me " + "x" * (CHAT_LIMIT + 1))
+
+
+def test_a_multi_line_message_keeps_its_line_breaks():
+    assert frame("first\nsecond\n\nthird")["text"] == "first\nsecond\n\nthird"
