@@ -3,6 +3,8 @@ roll gets and the badge its card shows all come from there."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tabletop.scenes import actions
@@ -35,3 +37,30 @@ def test_a_roll_gets_its_modes_audience_and_badge(mode):
     card = render_card(roll, "full", Viewer(table.gm.pk, True), live=False)
     badge = MODES[mode].badge
     assert (f'<small class="badge mode-{mode}">{badge}' in card) is bool(badge)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("roller", "mode", "reads"),
+    [
+        ("gm", "secret", "The GM revealed their secret roll #{seq}."),
+        ("gm", "gm", "The GM revealed their private roll #{seq}."),
+        ("alice", "blind", "The GM revealed alice's blind roll #{seq}."),
+        ("alice", "gm", "The GM revealed alice's private roll #{seq}."),
+    ],
+)
+def test_the_reveal_card_reads_naturally(roller, mode, reads):
+    # Not "GM revealed gm's roll #4": whose roll (the GM's own is "their") and how it was hidden.
+    table = make_table(system="conductor")
+    roll = actions.roll_make(
+        scene=table.scene,
+        actor=getattr(table, roller),
+        roll_kind="expression",
+        mode=mode,
+        data={"expression": "1d6"},
+        rng=Faces(4),
+    )
+    reveal = actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
+    card = render_card(reveal, "full", Viewer(table.bob.pk, False), live=False)
+    text = " ".join(re.sub(r"<[^>]+>", "", card).split())
+    assert reads.format(seq=roll.seq) in text
