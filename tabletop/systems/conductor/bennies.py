@@ -47,7 +47,12 @@ def benny_spend(
     if data.get("strike_back", {}).get("status") == "struck":
         raise ValidationError("The foe has already struck back: this attack is over.")
     outcome = conductor_kinds.spend_benny(
-        data["roll_kind"], data["result"], die_index=die_index, rng=base.game_dice(rng)
+        data["roll_kind"],
+        data["result"],
+        die_index=die_index,
+        rng=base.game_dice(rng),
+        bennies_left=max(int(character.bennies or 0) - 1, 0),  # this one is paid just below
+        name=character.name,
     )
     pay(character, "bennies", 1, "bennies")
     die = None if die_index in (None, "") else int(die_index) + 1
@@ -104,31 +109,45 @@ def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
     owner = event.character.owner_id
     strike = (data.get("strike_back") or {}).get("status")
     if data.get("roll_kind") in conductor_kinds.BENNY_KINDS and strike != "struck":
-        offers = _benny_offers(data.get("roll_kind"), result)
+        have = int(event.character.bennies or 0)
+        offers = _benny_offers(data.get("roll_kind"), result, have=have, name=event.character.name)
         if offers:
             controls["benny_for"] = owner
             controls["benny_offers"] = offers
+            # Whether the bennies the character has can change the outcome at all.
+            controls["benny_reaches"] = any(o["reaches"] for o in offers)
     if strike == "pending":
         controls["strike_back_for"] = owner
     return controls
 
 
-def _benny_offers(roll_kind: str, result: dict[str, Any]) -> list[dict[str, Any]]:
+def _benny_offers(
+    roll_kind: str, result: dict[str, Any], *, have: int, name: str
+) -> list[dict[str, Any]]:
     """The benny buttons that can change the outcome, each saying how many bennies it would
     take (issue 15) and exactly what they buy (issue 16, rules ``conductor.spends``): a
     standard roll that failed ("+1 each"), or an attack die that can still become a hit, or a
-    6 that explodes (a die explodes once; a six is already both)."""
+    6 that explodes (a die explodes once; a six is already both).
+
+    Only what is within reach of the ``have`` bennies character ``name`` has: none at all
+    without a benny (the spend would be refused); a count beyond them is never described as
+    if it could be spent ("4 to succeed; Kestrel has 3", and what all 3 would do instead).
+    Each offer says whether it ``reaches`` its goal."""
+    if have <= 0:
+        return []
     if roll_kind == "conductor_standard":
         need = int(result.get("bennies_to_succeed") or 0)
         if result.get("success") or need <= 0:
             return []
         standard = conductor.StandardResult.from_dict(result)
         effects = [_standard_effect(conductor.standard_benny_effect(standard))]
-        if need > 1:
+        most = min(need, have)
+        if most > 1:
             effects.append(
-                _standard_effect(conductor.standard_benny_effect(standard, bennies=need))
+                _standard_effect(conductor.standard_benny_effect(standard, bennies=most))
             )
-        return [_offer(None, "Spend a benny: +1", f"{need} to succeed", effects)]
+        note = _reach(f"{need} to succeed", need, have=have, name=name)
+        return [_offer(None, "Spend a benny: +1", note, effects, reaches=need <= have)]
     roll = conductor.AttackResult.from_dict(result)
     threshold = conductor.hit_threshold(roll.difficulty)
     offers = []
@@ -137,20 +156,29 @@ def _benny_offers(roll_kind: str, result: dict[str, Any]) -> list[dict[str, Any]
             continue
         if die.value < threshold:
             need = threshold - die.value
-            note = f"{need} to hit"
+            goal = f"{need} to hit"
         else:
             need = conductor.EXPLODES_AT - die.value
-            note = f"{need} to explode"
+            goal = f"{need} to explode"
         effects = [_die_effect(conductor.die_benny_effect(roll, die_index=index))]
-        if need > 1:
+        most = min(need, have)
+        if most > 1:
             effects.append(
-                _die_effect(conductor.die_benny_effect(roll, die_index=index, bennies=need))
+                _die_effect(conductor.die_benny_effect(roll, die_index=index, bennies=most))
             )
-        offers.append(_offer(index, f"+1 on {die.value}", note, effects))
+        note = _reach(goal, need, have=have, name=name)
+        offers.append(_offer(index, f"+1 on {die.value}", note, effects, reaches=need <= have))
     return offers
 
 
-def _offer(die: int | None, text: str, note: str, effects: list[str]) -> dict[str, Any]:
+def _reach(goal: str, need: int, *, have: int, name: str) -> str:
+    """ "2 to hit", or "4 to succeed; Kestrel has 3" when the goal is beyond the purse."""
+    return goal if need <= have else f"{goal}; {name} has {have}"
+
+
+def _offer(
+    die: int | None, text: str, note: str, effects: list[str], *, reaches: bool
+) -> dict[str, Any]:
     """One benny button: its text, and an accessible name that starts with that text and
     says the exact effect in words (an arrow is not read the same by every screen reader)."""
     where = "" if die is None else f" on die {die + 1}"
@@ -161,6 +189,7 @@ def _offer(die: int | None, text: str, note: str, effects: list[str]) -> dict[st
         "text": text,
         "note": note,
         "effects": effects,
+        "reaches": reaches,
         "label": f"{text} ({note}): spend a benny{where}. {said}",
     }
 

@@ -97,15 +97,28 @@ def _standard_inputs(data, character, ruleset) -> tuple[str, int, int]:
     return label, skill, difficulty
 
 
-def standard_outcome(result: conductor.StandardResult, *, label: str) -> RollOutcome:
-    """The card of a standard roll (also after bennies were spent on it)."""
+def within_reach(needed: int, *, bennies: int | None, name: str = "") -> str:
+    """What bennies would turn a failure into a success, said against what the character has:
+    "2 bennies would make it", or "4 bennies would make it; Kestrel has 3" when that is out of
+    reach (``bennies`` None: no character's purse to say it against)."""
+    would = f"{needed} {'benny' if needed == 1 else 'bennies'} would make it"
+    if bennies is None or needed <= bennies:
+        return would
+    return f"{would}; {name or 'the character'} has {bennies if bennies > 0 else 'none'}"
+
+
+def standard_outcome(
+    result: conductor.StandardResult, *, label: str, bennies: int | None = None, name: str = ""
+) -> RollOutcome:
+    """The card of a standard roll (also after bennies were spent on it). ``bennies``: what
+    the character ``name`` has left to spend on it (None: a roll with no character)."""
     detail = result.to_dict()
     detail["skill_label"] = label
     verdict = "Success" if result.success else "Failure"
     summary = f"{verdict} ({result.total} vs {result.difficulty})"
     if not result.success:
-        needed = result.bennies_to_succeed
-        summary += f" — {needed} {'benny' if needed == 1 else 'bennies'} would make it"
+        reach = within_reach(result.bennies_to_succeed, bennies=bennies, name=name)
+        summary += f" — {reach}"
     return RollOutcome(
         title=f"d12 + {label} ({result.skill}) over {result.difficulty}",
         summary=summary,
@@ -117,7 +130,9 @@ def standard_outcome(result: conductor.StandardResult, *, label: str) -> RollOut
 def standard_roll(*, data, character, ruleset, rng) -> RollOutcome:
     label, skill, difficulty = _standard_inputs(data, character, ruleset)
     result = conductor.standard_roll(skill=skill, difficulty=difficulty, rng=rng)
-    return standard_outcome(result, label=label)
+    if character is None:
+        return standard_outcome(result, label=label)
+    return standard_outcome(result, label=label, bennies=_bennies(character), name=character.name)
 
 
 def standard_odds(*, data, character, ruleset) -> dict[str, Any]:
@@ -180,13 +195,28 @@ def attack_roll(*, data, character, ruleset, rng) -> RollOutcome:
     return attack_outcome(result, label=label, foe=foe)
 
 
-def spend_benny(roll_kind: str, detail: Mapping[str, Any], *, die_index: Any, rng) -> RollOutcome:
+def spend_benny(
+    roll_kind: str,
+    detail: Mapping[str, Any],
+    *,
+    die_index: Any,
+    rng,
+    bennies_left: int | None = None,
+    name: str = "",
+) -> RollOutcome:
     """One benny on a stored conductor roll: +1 to a standard roll, or +1 to one attack die
-    (seed: "each BENNY spent grants a +1 to the roll of one die"; a die pushed to 6 explodes)."""
+    (seed: "each BENNY spent grants a +1 to the roll of one die"; a die pushed to 6 explodes).
+    ``bennies_left``: what the character ``name`` has after this one (the card says whether
+    the rest is within reach)."""
     label = str(detail.get("skill_label", "skill"))
     if roll_kind == "conductor_standard":
         result = conductor.StandardResult.from_dict(detail)
-        return standard_outcome(conductor.spend_bennies_on_standard(result, bennies=1), label=label)
+        return standard_outcome(
+            conductor.spend_bennies_on_standard(result, bennies=1),
+            label=label,
+            bennies=bennies_left,
+            name=name,
+        )
     if roll_kind == "conductor_attack":
         result = conductor.AttackResult.from_dict(detail)
         if die_index in (None, ""):

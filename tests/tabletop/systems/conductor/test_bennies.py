@@ -12,6 +12,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules import conductor
 from tabletop.scenes import actions
+from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.events import render_card
 from tabletop.scenes.models import SceneEvent, roll_data
 from tabletop.systems.conductor import bennies
 from tests.support.dice import Faces, script_dice
@@ -152,10 +154,12 @@ def test_benny_buttons_only_where_a_benny_can_change_the_outcome_and_say_how_man
         )
         return bennies.card_controls(roll, roll_data(roll))
 
-    failed = standard(3)  # 3 + skill 1 = 4, not over 7: 4 bennies would make it
+    failed = standard(5)  # 5 + skill 1 = 6, not over 7: 2 bennies would make it (Mira has 2)
     assert [(o["die"], o["text"], o["note"]) for o in failed["benny_offers"]] == [
-        (None, "Spend a benny: +1", "4 to succeed")
+        (None, "Spend a benny: +1", "2 to succeed")
     ]
+    # 3 + 1 = 4 would take 4 bennies: beyond Mira's 2, which the offer says (test below).
+    assert [o["note"] for o in standard(3)["benny_offers"]] == ["4 to succeed; Mira has 2"]
     assert "benny_offers" not in standard(9) and "benny_for" not in standard(9)
 
     attack_roll = attack(table, hero, 2, 6, 4)  # vs 4: a 2 (miss), a 6 (hit, explodes into 4)
@@ -164,3 +168,57 @@ def test_benny_buttons_only_where_a_benny_can_change_the_outcome_and_say_how_man
         (0, "+1 on 2", "2 to hit"),
         (2, "+1 on 4", "2 to explode"),
     ]
+
+
+@pytest.mark.django_db
+def test_the_card_says_what_is_within_the_characters_reach():
+    # "4 bennies would make it" on a card whose character has 3 read as if she could: a count
+    # beyond the purse is said against it, and never offered as if it could be spent.
+    table, hero, _ = conductor_table(bennies=2)
+    far = standard(table, hero, 3, difficulty="7")  # 3 + 1 = 4: 4 bennies would make it
+    assert far.public["summary"] == "Failure (4 vs 7) — 4 bennies would make it; Mira has 2"
+    [offer] = bennies.card_controls(far, roll_data(far))["benny_offers"]
+    assert offer["note"] == "4 to succeed; Mira has 2" and not offer["reaches"]
+    # What one benny and what all she has would do; not what 4 would.
+    assert offer["effects"] == [
+        "1 benny: still a failure (4 → 5 vs 7)",
+        "2 bennies: still a failure (4 → 6 vs 7)",
+    ]
+    near = standard(table, hero, 5, difficulty="7")  # 6: 2 bennies, and she has 2
+    assert near.public["summary"] == "Failure (6 vs 7) — 2 bennies would make it"
+    [offer] = bennies.card_controls(near, roll_data(near))["benny_offers"]
+    assert offer["note"] == "2 to succeed" and offer["reaches"]
+    assert offer["effects"][-1] == "2 bennies: failure → success (6 → 8 vs 7)"
+    # After a spend the amended card counts what is left.
+    far = standard(table, hero, 2, difficulty="7")  # 3: 5 bennies would make it
+    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=far.seq)
+    far.refresh_from_db()
+    assert far.public["amended"]["summary"] == (
+        "Failure (4 vs 7) — 4 bennies would make it; Mira has 1"
+    )
+    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=far.seq)
+    far.refresh_from_db()
+    assert far.public["amended"]["summary"].endswith("3 bennies would make it; Mira has none")
+    # With none left, nothing is offered (the spend would be refused).
+    assert "benny_offers" not in bennies.card_controls(far, roll_data(far))
+
+
+@pytest.mark.django_db
+def test_attack_dice_say_what_is_within_reach():
+    table, hero, troll = conductor_table(bennies=1)
+    roll = attack(table, hero, 2, 5)  # vs 4: the 2 needs 2 bennies to hit, the 5 one to explode
+    offers = bennies.card_controls(roll, roll_data(roll))["benny_offers"]
+    assert [(o["die"], o["note"], o["reaches"]) for o in offers] == [
+        (0, "2 to hit; Mira has 1", False),
+        (1, "1 to explode", True),
+    ]
+    assert offers[0]["effects"] == ["1 benny on die 1 (2 → 3): still 1 hit"]  # the 5 hits
+    # A miss no benny within reach can mend (a 1 and a 2: 3 and 2 to hit, one benny) says so,
+    # not "spend bennies".
+    miss = attack(table, hero, 1, 2, foe=troll)
+    roll = SceneEvent.objects.get(pk=miss.pk)
+    controls = bennies.card_controls(roll, roll_data(roll))
+    assert controls["miss"][0] == "pending" and not controls["benny_reaches"]
+    card = html.unescape(render_card(roll, "full", Viewer(table.alice.pk, False), live=True))
+    assert "No hit, and the bennies within reach cannot make one" in card
+    assert "spend bennies" not in card
