@@ -1,7 +1,8 @@
 // The session ledger's verifier, for a browser with no server (the HTML export carries it
 // inline) and for node (the tests compare it with tabletop/scenes/ledger.py). It makes the same
-// checks in the same order with the same words as ledger.verify. It holds no Django template
-// syntax: the export includes it as it is.
+// checks in the same order with the same words as ledger.verify, and draws each entry's text as
+// ledger.entry_view does to check what the page shows. It holds no Django template syntax: the
+// export includes it as it is.
 (function (root) {
   "use strict";
 
@@ -209,7 +210,206 @@
     return { ok: problems.length === 0, entries: doc.entries.length, head: doc.head, problems: problems };
   }
 
-  var api = { GENESIS: GENESIS, canonicalJson: canonicalJson, verifyLedger: verifyLedger };
+  // --- what a reader sees: ledger.entry_view and ledger.shown_problems, spelled in JavaScript --
+  // The page shows each entry as text drawn from its data; these rules draw it again from the data
+  // just checked, so a word changed where a reader sees it is caught. Lengths and cuts count code
+  // points (Array.from), as Python does.
+
+  var HEADLINE = ["title", "summary", "text", "message", "use_text", "name"];
+  var DIE_KEYS = ["sides", "rolled", "value", "kept", "exploded", "bonus", "source"];
+  var TIME = /^([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]+)?Z$/;
+
+  function isObject(value) { return value !== null && typeof value === "object" && !Array.isArray(value); }
+  function get(object, key) { return has(object, key) ? object[key] : null; }
+  function spaced(text) { return text.split("_").join(" "); }
+
+  // HTML's whitespace made one space, none at either end (ledger.plain_text).
+  function plainText(text) { return text.replace(/[ \t\n\r\f]+/g, " ").replace(/^ | $/g, ""); }
+
+  function numberWords(value) {
+    if (!isFinite(value)) { return value > 0 ? "Infinity" : "-Infinity"; }
+    return number(value);
+  }
+
+  function words(value) {
+    if (value === null) { return "none"; }
+    if (value === true) { return "yes"; }
+    if (value === false) { return "no"; }
+    if (typeof value === "number") { return numberWords(value); }
+    if (typeof value === "string") { return value; }
+    if (Array.isArray(value)) { return value.length ? value.map(part).join(", ") : "none"; }
+    if (isObject(value)) {
+      if (isDie(value)) { return die(value); }
+      return [headline(value), facts(value)].filter(Boolean).join("; ") || "none";
+    }
+    throw new Error("a " + typeof value + " is not JSON");
+  }
+
+  function part(value) {
+    var text = words(value);
+    var nested = Array.isArray(value) ? value.length > 0
+      : isObject(value) && !isDie(value) && Object.keys(value).length > 0;
+    return nested ? "(" + text + ")" : text;
+  }
+
+  function inHeadline(object, key) {
+    return HEADLINE.indexOf(key) >= 0 && typeof object[key] === "string" && object[key] !== "";
+  }
+
+  function headline(object) {
+    return HEADLINE.filter(function (key) { return has(object, key) && inHeadline(object, key); })
+      .map(function (key) { return object[key]; }).join(": ");
+  }
+
+  function facts(object) {
+    return Object.keys(object).sort(byCodePoint).filter(function (key) {
+      var value = object[key];
+      return value !== "" && !(HEADLINE.indexOf(key) >= 0 && typeof value === "string");
+    }).map(function (key) {
+      var value = object[key];
+      return spaced(key) + ": " + (Array.isArray(value) ? words(value) : part(value));
+    }).join("; ");
+  }
+
+  function isDie(object) {
+    return typeof get(object, "sides") === "number" && typeof get(object, "value") === "number" &&
+      Object.keys(object).every(function (key) { return DIE_KEYS.indexOf(key) >= 0; });
+  }
+
+  function die(object) {
+    var notes = [];
+    if (get(object, "kept") === false) { notes.push("dropped"); }
+    if (get(object, "exploded") === true) { notes.push("exploded"); }
+    if (has(object, "rolled") && words(object.rolled) !== words(object.value)) {
+      notes.push("rolled " + part(object.rolled));
+    }
+    if (get(object, "bonus") !== null && words(object.bonus) !== "0") { notes.push("bonus " + part(object.bonus)); }
+    if (get(object, "source") !== null) { notes.push("from " + part(object.source)); }
+    var text = "d" + words(object.sides) + " " + words(object.value);
+    return notes.length ? text + " (" + notes.join(", ") + ")" : text;
+  }
+
+  function timeWords(value) {
+    var found = typeof value === "string" ? TIME.exec(value) : null;
+    return found ? found[1] + " " + found[2] + " UTC" : words(value);
+  }
+
+  // An opening's committed text read back, or the text itself when it is no JSON this reads.
+  function readJson(text) {
+    if (typeof text !== "string") { return text; }
+    try {
+      var value = JSON.parse(text);
+      canonicalJson(value);  // throws for what Python's for_javascript refuses (1e400)
+      return value;
+    } catch (error) {
+      return text;
+    }
+  }
+
+  function codePoints(text) { return Array.from(text); }
+
+  // The text a reader sees for the index-th entry (1 = first), part by part (ledger.entry_view).
+  function entryView(index, entry) {
+    if (!isObject(entry)) { return { n: "#" + index, what: words(entry) }; }
+    var pub = get(entry, "public");
+    var opening = "";
+    if (has(entry, "opening")) {
+      var opened = entry.opening;
+      if (isObject(opened)) {
+        var secret = has(opened, "secret") ? opened.secret : readJson(get(opened, "text"));
+        opening = "reveals seq " + words(get(opened, "seq")) + ": " + words(secret) +
+          " (nonce " + words(get(opened, "nonce")) + ")";
+      } else {
+        opening = "reveals " + words(opened);
+      }
+    }
+    var audience = get(entry, "audience");
+    return {
+      n: "#" + index,
+      seq: "seq " + words(get(entry, "seq")),
+      when: timeWords(get(entry, "time")),
+      who: get(entry, "actor") === null ? "—" : words(entry.actor),
+      what: spaced(words(get(entry, "kind"))) + (audience === "everyone" ? "" : " (" + words(audience) + ")"),
+      headline: isObject(pub) ? headline(pub) : "",
+      facts: isObject(pub) ? facts(pub) : words(pub),
+      opening: opening,
+      commitment: has(entry, "commitment") ? "hidden until revealed: commitment " + words(entry.commitment) : "",
+      hash: "hash " + words(get(entry, "hash")),
+      prev: "after " + codePoints(words(get(entry, "prev"))).slice(0, 16).join("") + "…"
+    };
+  }
+
+  function entryText(index, entry) {
+    var view = entryView(index, entry);
+    return plainText(Object.keys(view).map(function (key) { return view[key]; }).join(" "));
+  }
+
+  function excerpt(chars, start, stop) {
+    var low = Math.max(0, start - 16), high = Math.min(chars.length, stop + 16);
+    if (high - low > 120) { high = low + 120; }
+    return (low ? "…" : "") + chars.slice(low, high).join("") + (high < chars.length ? "…" : "");
+  }
+
+  function differ(shown, expected) {
+    var a = codePoints(shown), b = codePoints(expected);
+    var start = 0, end = 0;
+    while (start < Math.min(a.length, b.length) && a[start] === b[start]) { start++; }
+    while (end < Math.min(a.length, b.length) - start && a[a.length - 1 - end] === b[b.length - 1 - end]) { end++; }
+    return [excerpt(a, start, a.length - end), excerpt(b, start, b.length - end)];
+  }
+
+  function cut(text) {
+    var chars = codePoints(text);
+    return chars.length <= 60 ? text : chars.slice(0, 60).join("") + "…";
+  }
+
+  // shown: {head: text or null, rows: [text of each entry in page order] or null, stray: text in
+  // the chain outside any entry}. The problems, in ledger.shown_problems's order and words.
+  function shownProblems(doc, shown) {
+    var entries = isObject(doc) && Array.isArray(doc.entries) ? doc.entries : [];
+    var problems = [];
+    function add(index, seq, message) {
+      problems.push({ index: index, seq: seq === undefined ? null : seq, message: message });
+    }
+    if (shown.rows === null) {
+      add(null, null, 'The page does not show the chain: it has no element with id "ledger-entries".');
+    } else {
+      entries.forEach(function (entry, i) {
+        var index = i + 1, name = nameOf(index, entry);
+        var seq = isObject(entry) ? get(entry, "seq") : null;
+        if (index > shown.rows.length) {
+          add(index, seq, name + " is not shown on the page.");
+          return;
+        }
+        var page = plainText(shown.rows[i]), data = entryText(index, entry);
+        if (page !== data) {
+          var parts = differ(page, data);
+          add(index, seq, name + " is shown otherwise than its data: the page reads \u201c" + parts[0] +
+            "\u201d where its data reads \u201c" + parts[1] + "\u201d.");
+        }
+      });
+      var more = shown.rows.length - entries.length;
+      if (more > 0) {
+        add(null, null, "The page shows " + more + " more " + (more === 1 ? "entry" : "entries") +
+          " than the ledger holds.");
+      }
+      var stray = plainText(shown.stray);
+      if (stray) {
+        add(null, null, "The chain on the page shows text that is in no entry: \u201c" + cut(stray) + "\u201d.");
+      }
+    }
+    if (shown.head === null) {
+      add(null, null, 'The page does not show the head: it has no element with id "head".');
+    } else if (plainText(shown.head) !== plainText(words(isObject(doc) ? get(doc, "head") : null))) {
+      add(null, null, "The head shown on the page is not the ledger's head.");
+    }
+    return problems;
+  }
+
+  var api = {
+    GENESIS: GENESIS, canonicalJson: canonicalJson, verifyLedger: verifyLedger,
+    entryView: entryView, entryText: entryText, plainText: plainText, shownProblems: shownProblems
+  };
   if (typeof module === "object" && module.exports) { module.exports = api; }
   else { root.TabletopLedger = api; }
 })(typeof window !== "undefined" ? window : globalThis);

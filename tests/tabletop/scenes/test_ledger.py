@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import html
 import importlib
 import json
 import random
@@ -27,7 +28,7 @@ from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.conductor import bennies
 from tests.support.dice import Faces
 from tests.support.tables import make_table
-from tests.tabletop.systems.conductor.tables import conductor_table
+from tests.tabletop.systems.conductor.tables import conductor_table, standard
 
 pytestmark = pytest.mark.django_db
 
@@ -466,6 +467,81 @@ def test_verify_ledger_names_the_entry_that_breaks_and_refuses_what_is_no_ledger
         assert caught.value.returncode == 2
     with pytest.raises(CommandError, match="Can't read"):
         call_command("verify_ledger", str(tmp_path / "missing.json"))
+
+
+DATA = '<script id="ledger-data"'
+
+
+def shown_and_data(page: str) -> tuple[str, str]:
+    """The HTML file as the reader sees it and its embedded data (from its <script> on)."""
+    shown, data = page.split(DATA, 1)
+    return shown, DATA + data
+
+
+def verdict(path) -> str:
+    """What ``verify_ledger`` says of a file: its output, or its error (exit 1 only)."""
+    try:
+        call_command("verify_ledger", str(path))
+    except CommandError as exc:
+        assert exc.returncode == 1, exc
+        return str(exc)
+    return "OK"
+
+
+def test_verify_ledger_checks_the_text_a_reader_sees_not_only_the_data(client, tmp_path):
+    table, hero, _ = conductor_table()
+    actions.chat_say(scene=table.scene, actor=table.bob, text="Mira tries the wall", to=[])
+    roll = standard(table, hero, 5)  # d12 5 + Acrobatics 1 = 6 against 8
+    assert roll.public["summary"].startswith("Failure (6 vs 8)")
+    actions.chat_say(scene=table.scene, actor=table.alice, text="Again!", to=[])
+    page = download(client, table.bob, table.scene, "html").content.decode()
+    doc = ledger.read_document(page)
+    index = next(i for i, e in enumerate(doc["entries"], 1) if e["seq"] == roll.seq)
+    entry = f"entry {index} (seq {roll.seq})"
+    shown, data = shown_and_data(page)
+    assert "Failure (6 vs 8)" in shown
+    path = tmp_path / "ledger.html"
+    path.write_text(page, "utf-8")
+    assert verdict(path) == "OK"  # the untouched file
+
+    # The outcome a reader sees, changed; the data (and so every hash) left as it was.
+    path.write_text(shown.replace("Failure (6 vs 8)", "Success") + data, "utf-8")
+    said = verdict(path)
+    assert "NOT VERIFIED" in said
+    assert f"- {entry} is shown otherwise than its data: the page reads" in said
+    assert "Success" in said and "Failure (6 vs 8)" in said
+    assert said.count("\n- ") == 1  # that entry alone: its data is whole
+    assert ledger.verify(doc).ok  # the data alone is whole: only its text was changed
+
+    # A head shown that is not the ledger's, a row taken out, words slipped in between rows.
+    head = doc["head"]
+    other = "f" * 64
+    rows = re.findall(r'<li class="entry" id="entry-.*?</li>', shown, re.S)
+    assert len(rows) == len(doc["entries"])
+    for forged, expected in (
+        (shown.replace(f">{head}<", f">{other}<"), "The head shown on the page is not"),
+        (shown.replace(rows[index - 1], ""), f"- {entry} is shown otherwise than its data"),
+        (
+            shown.replace(rows[index - 1], rows[index - 1] + "<li>Mira succeeds</li>"),
+            "The chain on the page shows text that is in no entry",
+        ),
+    ):
+        assert forged != shown
+        path.write_text(forged + data, "utf-8")
+        said = verdict(path)
+        assert "NOT VERIFIED" in said and expected in said, said
+
+
+def test_the_html_file_says_what_the_chain_covers_and_what_it_does_not(table, client):
+    play(table)
+    page = download(client, table.alice, table.scene, "html").content.decode()
+    shown, _ = shown_and_data(page)
+    covers = re.search(r'<section id="ledger-covers".*?</section>', shown, re.S).group(0)
+    for words in ("whispers", "self rolls", "commitment", "revealed", "not part of the chain"):
+        assert words in covers.lower(), words
+    # A hidden roll alice may not see is a stub with its commitment; her own whisper is hers.
+    assert WHISPERED in shown
+    assert '{"' not in html.unescape(shown)  # readable text, never the data's JSON
 
 
 @pytest.fixture

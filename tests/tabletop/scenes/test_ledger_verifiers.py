@@ -2,7 +2,9 @@
 (templates/scenes/ledger/verify.js, run here under node), against a played scene's ledger: any
 byte changed in any entry, an entry dropped or moved, or a wrong opening (even with every hash
 recomputed) is caught by both, which name the same entry in the same words. The browser's
-canonical JSON is Python's byte for byte (Hypothesis-generated values)."""
+canonical JSON is Python's byte for byte (Hypothesis-generated values), and so is the text each
+draws for an entry; both find the same words changed on an HTML file's page, in the same
+words."""
 
 from __future__ import annotations
 
@@ -43,6 +45,12 @@ lines.on("line", (line) => {
     if (request.op === "canonical") {
       try { answer = { text: ledger.canonicalJson(JSON.parse(request.json)) }; }
       catch (error) { answer = { error: error.message }; }
+    } else if (request.op === "view") {
+      const entries = JSON.parse(request.json);
+      answer = entries.map((entry, i) =>
+        [ledger.entryView(i + 1, entry), ledger.entryText(i + 1, entry)]);
+    } else if (request.op === "shown") {
+      answer = ledger.shownProblems(JSON.parse(request.json), request.shown);
     } else {
       try { answer = await ledger.verifyLedger(JSON.parse(request.text)); }
       catch (error) { answer = { unreadable: error.message }; }
@@ -75,6 +83,14 @@ class Node:
         answer = self.ask(op="canonical", json=json_text)
         assert "error" not in answer, answer["error"]
         return answer["text"]
+
+    def views(self, entries: list[Any]) -> list[list[Any]]:
+        """verify.js's entryView and entryText of each entry (1 = first)."""
+        return self.ask(op="view", json=json.dumps(entries, ensure_ascii=False))
+
+    def shown_problems(self, doc: dict[str, Any], shown: ledger.Shown) -> list[dict[str, Any]]:
+        page = {"head": shown.head, "rows": shown.rows, "stray": shown.stray}
+        return self.ask(op="shown", json=json.dumps(doc, ensure_ascii=False), shown=page)
 
     def verdict(self, text: str) -> dict[str, Any]:
         answer = self.ask(op="verify", text=text)
@@ -288,3 +304,133 @@ def test_python_float_spelling_examples(node):
         assert canonical_json(ledger.for_javascript(number)) == spelled
         assert node.canonical(json.dumps(number)) == spelled
     assert math.isclose(json.loads(node.canonical("0.30000000000000004")), 0.1 + 0.2)
+
+
+# --- the text a reader sees -------------------------------------------------------------------
+
+
+def python_views(entries: list[Any]) -> list[list[Any]]:
+    entries = [ledger.for_javascript(entry) for entry in entries]
+    return [
+        [ledger.entry_view(i, entry), ledger.entry_text(i, entry)]
+        for i, entry in enumerate(entries, 1)
+    ]
+
+
+def test_both_draw_the_same_text_for_every_entry_of_the_played_scene(doc, node):
+    views = python_views(doc["entries"])
+    assert node.views(doc["entries"]) == views
+    texts = [text for _, text in views]
+    reveal = next(t for t, e in zip(texts, doc["entries"], strict=True) if "opening" in e)
+    assert "reveals seq" in reveal and "{" not in "".join(texts)  # read as text, never JSON
+    assert any("12 " in t or "movement: 12" in t for t in texts)  # 12.0 opened as its text
+
+
+dice = st.fixed_dictionaries(
+    {"sides": st.sampled_from([6, 10, 12]), "value": st.integers(-3, 30)},
+    optional={
+        "rolled": st.integers(1, 12) | st.none(),
+        "kept": st.booleans(),
+        "exploded": st.booleans(),
+        "bonus": st.integers(-2, 2) | st.floats(-2, 2, allow_nan=False),
+        "source": st.none() | st.text(max_size=5),
+    },
+)
+readable_values = st.recursive(
+    json_values | dice,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from([*ledger.HEADLINE, "roller", "dice", "odds", "a_b", "é", "\U00010000"])
+            | st.text(max_size=4),
+            children,
+            max_size=5,
+        )
+    ),
+    max_leaves=14,
+)
+
+
+@SETTINGS
+@given(
+    public=readable_values,
+    extra=st.dictionaries(
+        st.sampled_from(["opening", "commitment", "actor", "audience", "time", "seq", "prev"]),
+        readable_values | st.just("2026-01-02T03:04:05.678901Z"),
+    ),
+    dropped=st.lists(st.sampled_from(["kind", "time", "actor", "hash", "public"]), max_size=2),
+)
+@example(
+    public={"title": "T", "summary": "", "dice": [{"sides": 6, "value": 1, "kept": False}]},
+    extra={"opening": {"seq": 2, "nonce": "n", "text": '{"total":12.0,"big":1e400}'}},
+    dropped=[],
+)
+@example(public=[], extra={"opening": {"seq": 2, "nonce": "n", "text": "1" * 400}}, dropped=[])
+def test_both_draw_the_same_text_for_any_entry(doc, node, public, extra, dropped):
+    entry = {**doc["entries"][0], "public": public, **extra}
+    for key in dropped:
+        entry.pop(key, None)
+    entries = [entry, public]  # an entry that is no object is drawn the same way too
+    assert node.views(entries) == python_views(entries)
+
+
+def html_page(doc: dict[str, Any]) -> str:
+    return ledger.render(doc, "html")[0]
+
+
+def test_an_untouched_html_file_shows_exactly_its_data_in_both(doc, node):
+    shown = ledger.read_shown(html_page(doc))
+    assert len(shown.rows) == len(doc["entries"]) and shown.head == doc["head"]
+    assert ledger.shown_problems(doc, shown) == [] == node.shown_problems(doc, shown)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_a_word_changed_on_the_page_is_found_by_both_in_the_same_words(doc, node, data):
+    page = html_page(doc)
+    shown = ledger.read_shown(page)
+    rows = list(shown.rows)
+    index = data.draw(st.integers(0, len(rows) - 1), label="entry")
+    text = ledger.plain_text(rows[index])
+    at = data.draw(st.integers(0, len(text)), label="at")
+    cut = data.draw(st.integers(0, 3), label="removed")
+    put = data.draw(st.text(min_size=0, max_size=3), label="put")
+    changed = text[:at] + put + text[at + cut :]
+    assume(ledger.plain_text(changed) != text)
+    rows[index] = changed
+    forged = ledger.Shown(head=shown.head, rows=rows, stray=shown.stray)
+    problems = ledger.problems_as_dicts(ledger.shown_problems(doc, forged))
+    assert [p["index"] for p in problems] == [index + 1]
+    seq = doc["entries"][index]["seq"]
+    assert problems[0]["message"].startswith(
+        f"entry {index + 1} (seq {seq}) is shown otherwise than its data: the page reads"
+    )
+    assert node.shown_problems(doc, forged) == problems
+
+
+def test_the_page_without_an_entry_with_more_or_with_other_text_is_caught_by_both(doc, node):
+    shown = ledger.read_shown(html_page(doc))
+    rows, last = shown.rows, len(doc["entries"])
+    for forged, first in (
+        (ledger.Shown(shown.head, rows[:-1], ""), f"entry {last} (seq"),
+        (ledger.Shown(shown.head, [*rows, rows[-1]], ""), "The page shows 1 more entry than"),
+        (ledger.Shown(shown.head, rows, " Bob wins 🎲 "), "The chain on the page shows text"),
+        (ledger.Shown("0" * 64, rows, ""), "The head shown on the page is not"),
+        (ledger.Shown(None, None, ""), "The page does not show the chain"),
+    ):
+        problems = ledger.problems_as_dicts(ledger.shown_problems(doc, forged))
+        assert problems and problems[0]["message"].startswith(first), problems
+        assert node.shown_problems(doc, forged) == problems
+
+
+def test_read_shown_reads_the_page_as_a_browser_holds_it():
+    page = (
+        '<p>Head: <code id="head">ab<!-- c -->&amp;cd</code></p><code id="head">no</code>'
+        '<ol id="ledger-entries"> <li data-entry="1">one <b>1</b><br>&lt;x&gt;'
+        '<li data-entry="2">two <span data-entry="x">inner</span> end</li>stray</ol>'
+        '<li data-entry="3">outside the chain</li>'
+    )
+    shown = ledger.read_shown(page)
+    assert shown.head == "ab&cd"  # the first element with that id, as getElementById finds
+    assert shown.rows == ["one 1<x>", "two  end", "inner"]  # an <li> ends the one before it
+    assert ledger.plain_text(shown.stray) == "stray"

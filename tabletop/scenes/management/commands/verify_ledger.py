@@ -2,8 +2,11 @@
 
 Reads the JSON export or the HTML export (its embedded JSON), recomputes every entry's hash and
 checks every opening against the commitment its roll published, as the HTML file does in the
-browser. Prints "verified" and the head (exit 0), or each entry that breaks the chain or fails
-its commitment (exit 1); a file that is not a ledger at all exits 2.
+browser. For the HTML file it also checks what a reader sees: each entry's text and the head on
+the page must be what the checked data holds (ledger.entry_view), as the file's own script does.
+Prints "verified" and the head (exit 0), or each entry that breaks the chain, fails its
+commitment or is shown otherwise than its data (exit 1); a file that is not a ledger at all
+exits 2.
 """
 
 from __future__ import annotations
