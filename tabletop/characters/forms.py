@@ -7,6 +7,7 @@ formsets; every error is attached to the field (or row field) at fault.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -24,6 +25,10 @@ from tabletop.characters.sheets import (
 )
 
 EXTRA_ROWS = 3
+#: A skill row's name field, and its number when the system gives that no name of its own (the
+#: sheet spec's default ``skill_label`` is "Skill" too: two fields a screen reader calls the same).
+SKILL_NAME_LABEL = "Skill"
+SKILL_VALUE_LABEL = "Value"
 
 
 def _int_field(label: str, low: int, high: int, **kwargs: Any) -> forms.IntegerField:
@@ -161,16 +166,19 @@ class RowForm(forms.Form):
 
 
 class SkillForm(RowForm):
-    name = forms.CharField(max_length=NAME_MAX, label="Skill")
+    name = forms.CharField(max_length=NAME_MAX, label=SKILL_NAME_LABEL)
     specialisation = forms.CharField(max_length=NAME_MAX, required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         low, high = self.spec.skill_range
-        self.fields["value"] = _int_field(self.spec.skill_label, low, high)
+        label = self.spec.skill_label
+        if label.casefold() == SKILL_NAME_LABEL.casefold():
+            label = SKILL_VALUE_LABEL
+        self.fields["value"] = _int_field(label, low, high)
         if self.spec.skills_listed_only:
             self.fields["name"] = forms.ChoiceField(
-                label="Skill",
+                label=SKILL_NAME_LABEL,
                 choices=[("", "Choose…")] + [(n, n) for n in self.spec.skill_suggestions],
             )
         elif self.spec.skill_suggestions:
@@ -267,6 +275,34 @@ def _formset(form: type[forms.Form], base: type[RowFormSet]) -> type[RowFormSet]
 # --- the whole sheet ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SheetError:
+    """One line of the error summary at the top of a refused sheet."""
+
+    #: where it is, in words ("Skills, row 4, Specialisation"); empty for the sheet as a whole
+    where: str
+    message: str
+    #: the id of the element the line links to (the field at fault); empty: no link
+    target: str = ""
+
+
+def rows_id(formset: forms.BaseFormSet) -> str:
+    """The id of a list's fieldset on the form page (characters/form.html)."""
+    return f"rows-{formset.prefix}"
+
+
+def _field_errors(fields: list[forms.BoundField], where: str = "") -> list[SheetError]:
+    return [
+        SheetError(
+            f"{where}, {field.label}" if where else str(field.label),
+            str(message),
+            field.id_for_label or field.auto_id,
+        )
+        for field in fields
+        for message in field.errors
+    ]
+
+
 class SheetForms:
     """The sheet form plus the formsets its system uses, validated and read together."""
 
@@ -318,6 +354,30 @@ class SheetForms:
             ("Specialities", self.specialities, "Each adds a die to its attribute's rolls."),
         ]
         return [named_set for named_set in named if named_set[1] is not None]
+
+    @property
+    def errors(self) -> list[SheetError]:
+        """Every error on a refused sheet in the order the page shows them, each pointing at its
+        field: the summary at the top of the form lists them."""
+        form = self.form
+        found = [SheetError("", str(message)) for message in form.non_field_errors()]
+        found += _field_errors(form.head_fields)
+        for _title, fields in form.groups:
+            found += _field_errors(fields)
+        for title, formset, _hint in self.formsets:
+            rows: list[SheetError] = []
+            for number, row in enumerate(formset.forms, start=1):
+                where = f"{title}, row {number}"
+                visible = row.visible_fields()
+                first = visible[0].id_for_label if visible else rows_id(formset)
+                rows += [SheetError(where, str(m), first) for m in row.non_field_errors()]
+                rows += _field_errors(visible, where)
+            if not rows:  # "Please fix the rows marked below" says nothing the rows don't
+                rows = [
+                    SheetError(title, str(m), rows_id(formset)) for m in formset.non_form_errors()
+                ]
+            found += rows
+        return found
 
     def is_valid(self) -> bool:
         valid = self.form.is_valid()

@@ -4,7 +4,9 @@
   the box (Pico styles a ``<small>`` after an input as the field's help line);
 - annulus's "Act in the challenge as" select ran past the right edge on a phone;
 - two_dice's Party and GM tables were wider than their panel (the Resolve column cut off);
-- the statistics tables' Expected column was cut on a phone.
+- the statistics tables' Expected column was cut on a phone;
+- the character form after a refused save: an error summary at the top, focused, each error a
+  link to its field.
 
 "Fits" means more than test_page_widths.py's check (the document no wider than the window):
 no scroll container in the part of the page measured holds content wider than itself, since a
@@ -193,3 +195,32 @@ def test_the_statistics_tables_fit_a_phone(pages, server, data, path):
         assert not found, f"at {width}px:\n" + "\n".join(found)
         last = page.locator(".stats-table thead th").last
         expect(last).to_have_text("Expected")
+
+
+def test_a_refused_sheet_opens_on_its_error_summary_focused(browser: Browser, server, data):
+    """On a phone: the summary heads the form, has focus, and each error links to its field."""
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    log_in(page, server, "alice")
+    page.goto(f"{server.url}/characters/{data['systems']['conductor']['alice_pc']}/edit/")
+    rows = page.locator("fieldset.rows", has=page.locator("legend", has_text="Skills"))
+    blank = rows.locator(".row-fields").last
+    blank.locator("select").first.select_option("Weapon")
+    blank.locator("input[type=number]").fill("2")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save sheet").click()
+
+    summary = page.locator(".error-summary")
+    expect(summary).to_be_focused()
+    expect(summary).to_be_in_viewport()
+    form_top = page.locator("form.sheet-form").bounding_box()["y"]
+    first_fieldset = page.locator("form.sheet-form fieldset").first.bounding_box()["y"]
+    assert form_top <= summary.bounding_box()["y"] < first_fieldset, "the summary heads the form"
+    link = summary.get_by_role("link", name=re.compile("Weapon must be specified"))
+    expect(link).to_have_count(1)
+    target = link.get_attribute("href")
+    field = page.locator(target)
+    expect(field).to_have_attribute("aria-invalid", "true")
+    link.click()
+    expect(field).to_be_focused()
+    expect(field).to_be_in_viewport()
+    page.context.close()

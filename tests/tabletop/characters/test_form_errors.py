@@ -1,0 +1,72 @@
+"""The sheet form on a refused save and its skill rows: an error summary heading the form (each
+error a link to its field, the summary focused on load), and a label of its own for every field
+of a skill row, as a screen reader announces them."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from django.urls import reverse
+
+from tests.tabletop.characters.helpers import conductor_data
+
+pytestmark = pytest.mark.django_db
+
+
+def create_url(campaign) -> str:
+    return reverse("characters:create", kwargs={"campaign_pk": campaign.pk})
+
+
+def labels(page: str) -> dict[str, str]:
+    """Each <label for="id">'s text, by the id it names."""
+    found = re.findall(r'<label for="([^"]+)">(.*?)</label>', page, flags=re.S)
+    return {target: " ".join(html.unescape(text).split()) for target, text in found}
+
+
+@pytest.mark.parametrize("system", ["conductor", "percentile"])
+def test_each_field_of_a_skill_row_has_a_label_of_its_own(client, make_campaign, alice, system):
+    client.force_login(alice)
+    page = client.get(create_url(make_campaign(system))).content.decode()
+    row = {
+        target.removeprefix("id_skills-0-"): text
+        for target, text in labels(page).items()
+        if target.startswith("id_skills-0-")
+    }
+    assert row["name"] == "Skill"
+    assert "value" in row
+    assert len(set(row.values())) == len(row), f"two fields of a skill row share a label: {row}"
+
+
+def test_a_refused_save_opens_on_a_summary_of_its_errors(client, make_campaign, alice):
+    client.force_login(alice)
+    data = conductor_data(name="", skills=[{"name": "Weapon", "specialisation": "", "value": "2"}])
+    response = client.post(create_url(make_campaign("conductor")), data)
+    assert response.status_code == 200
+    page = html.unescape(response.content.decode())
+
+    summary = re.search(r'<div class="error-summary"[^>]*>(.*?)</div>', page, flags=re.S)
+    assert summary, "a refused save shows the error summary"
+    opening = summary.group(0)[: summary.group(0).index(">") + 1]
+    # Focused on load without a script: focusable, and autofocus.
+    assert 'tabindex="-1"' in opening and "autofocus" in opening
+    # It heads the form: after the form's start, before its first fieldset.
+    assert page.index('<form method="post"') < summary.start() < page.index("<fieldset")
+    links = {
+        target: " ".join(text.split())
+        for target, text in re.findall(r'<a href="#([^"]+)">(.*?)</a>', summary.group(1), re.S)
+    }
+    assert links["id_name"] == "Name: This field is required."
+    assert links["id_skills-0-specialisation"].startswith(
+        "Skills, row 1, Specialisation: Weapon must be specified"
+    )
+    for target in links:
+        assert f'id="{target}"' in page, f"the summary links to #{target}, not on the page"
+
+
+def test_a_form_without_errors_has_no_summary(client, make_campaign, alice):
+    client.force_login(alice)
+    page = client.get(create_url(make_campaign("conductor"))).content.decode()
+    assert "error-summary" not in page
+    assert "autofocus" not in page
