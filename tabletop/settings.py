@@ -78,6 +78,8 @@ if LOCAL_HTTP and not set(ALLOWED_HOSTS) <= LOOPBACK_HOSTS:
         "127.0.0.1, localhost and [::1]. Serve other hosts over HTTPS, without LOCAL_HTTP."
     )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+#: A refused form (no valid CSRF token) gets a page in the site's layout, not Django's bare one.
+CSRF_FAILURE_VIEW = "tabletop.views.csrf_failure"
 
 SECRET_KEY_FILE = Path(os.environ.get("SECRET_KEY_FILE") or BASE_DIR / ".local" / "secret_key")
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
