@@ -357,12 +357,40 @@
     }
   }
 
+  // --- commands the server answers: each gets an id ("cid"), and the server says when it is
+  // done with it or why it refused it. Until then the form or the line stays as the user left
+  // it: a refused roll keeps its mode (never back to public behind the user's back) and every
+  // field, and a refused line stays in the composer to be fixed. ---
+
+  var sent = {};  // cid -> {form, text}: commands the server has not answered yet
+  var sentCount = 0;
+
+  function commandId() {
+    sentCount += 1;
+    return Date.now().toString(36) + "-" + sentCount.toString(36);
+  }
+
+  function answered(answer) {
+    var command = sent[answer.cid];
+    if (!command) { return; }
+    delete sent[answer.cid];
+    if (command.text !== undefined) { return lineAnswered(command, answer); }
+    if (answer.error) { return; }  // the error frame says why; the form is as the user left it
+    var form = command.form;
+    if (form && form.isConnected && form.classList.contains("roll-form")) {
+      // Rolled: its result is in the log, and the panel's one-roll mode goes back to the table's.
+      if (phone.matches) { showTab("log", true); }
+      applyTableMode(form);
+    }
+  }
+
   function sendFrame(frame, elt) {
-    if (!socket) { return false; }
+    if (!socket) { return null; }
     clearErrors();
     stickToBottom = true;  // what you send, you see arrive
+    frame.cid = commandId();
     socket.send(JSON.stringify(frame), elt);
-    return true;
+    return frame.cid;
   }
 
   function submitComposer(form) {
@@ -375,15 +403,35 @@
     });
     if (result.error) { composerStatus("error", [result.error]); return; }
     if (result.help) { composerStatus("help", result.help); return; }
-    if (!sendFrame(result.frame, form)) {
+    if (!result.frame.command) {  // nothing for the server to answer (not one of its commands)
+      composerStatus("error", ["That line could not be sent."]);
+      return;
+    }
+    var waiting = Object.keys(sent).some(function (cid) { return sent[cid].text === box.value; });
+    if (waiting) { return; }  // the same line is on its way: a second Enter does not send it twice
+    var cid = sendFrame(result.frame, form);
+    if (!cid) {
       composerStatus("error", ["Not connected yet: your message is still here, send it again in a moment."]);
       return;
     }
-    history.push(box.value);
-    recalled = -1;
-    box.value = "";
-    fitComposer(box);
+    sent[cid] = { form: form, text: box.value };
+    form.setAttribute("data-sending", "1");
     composerStatus("", []);
+  }
+
+  // The line is cleared once the server has it (recorded or refused by the rules: the error
+  // says why, and the text stays to be fixed), and only if the box still holds that line.
+  function lineAnswered(command, answer) {
+    var form = command.form;
+    var box = form && form.querySelector("textarea[name='text']");
+    if (form) { form.removeAttribute("data-sending"); }
+    if (!box || answer.error) { return; }
+    history.push(command.text);
+    recalled = -1;
+    if (box.value === command.text) {
+      box.value = "";
+      fitComposer(box);
+    }
   }
 
   function fitComposer(box) {
@@ -504,7 +552,15 @@
     ping();
   });
   window.setInterval(ping, PING_EVERY_MS);
-  document.body.addEventListener("htmx:wsClose", function () { setStatus("reconnecting…", "closed"); });
+  document.body.addEventListener("htmx:wsClose", function () {
+    setStatus("reconnecting…", "closed");
+    // What the closed socket had not answered may never be: the composer's line stays in the
+    // box and can be sent again.
+    Object.keys(sent).forEach(function (cid) {
+      if (sent[cid].text !== undefined && sent[cid].form) { sent[cid].form.removeAttribute("data-sending"); }
+      delete sent[cid];
+    });
+  });
   document.body.addEventListener("htmx:wsError", function () { setStatus("connection trouble", "error"); });
 
   document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
@@ -512,6 +568,7 @@
     if (typeof message === "string" && message.charAt(0) === "{") {
       evt.preventDefault();  // a control frame, not HTML
       var control = JSON.parse(message);
+      if (control.type === "done") { answered(control); }
       if (control.type === "pong") { measured(control.t); }
       if (control.type === "latency") { showLatency(control.user, control.ms); }
       if (control.type === "reload") { window.location.reload(); }
@@ -520,7 +577,35 @@
   });
 
   var seqBefore = 0;
-  document.body.addEventListener("htmx:wsBeforeMessage", function () { seqBefore = lastSeq; });
+  document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
+    seqBefore = lastSeq;
+    makeRoomForCards(evt.detail.message);
+  });
+
+  // A frame may change a card in place ("morph") that this page never had: a GM's secret roll
+  // revealed to players who had nothing of it, or a changed card replayed after a reconnect.
+  // Such a card gets an empty place in the log in seq order first, which the morph then fills
+  // (without one, htmx would drop it: htmx:oobErrorNoTarget). The server decides what a viewer
+  // may see; this only decides where it goes.
+  function makeRoomForCards(message) {
+    var el = log();
+    if (!el || typeof message !== "string" || message.indexOf('hx-swap-oob="morph"') < 0) { return; }
+    var frame = document.createElement("template");
+    frame.innerHTML = message;
+    Array.prototype.forEach.call(frame.content.children, function (card) {
+      var seq = parseInt(card.getAttribute("data-seq") || "", 10);
+      if (card.getAttribute("hx-swap-oob") !== "morph" || !card.id || isNaN(seq) ||
+          document.getElementById(card.id)) { return; }
+      var place = document.createElement(card.tagName);
+      place.id = card.id;
+      place.setAttribute("data-seq", String(seq));
+      var after = null;
+      el.querySelectorAll(":scope > [data-seq]").forEach(function (other) {
+        if (!after && parseInt(other.getAttribute("data-seq"), 10) > seq) { after = other; }
+      });
+      el.insertBefore(place, after);
+    });
+  }
 
   // A panel swapped in while its tab is hidden: flag the tab.
   // (An outerHTML swap's detail.target is the element it replaced, out of the page by now; the
@@ -554,15 +639,16 @@
     verifyCommitments(el);
   });
 
-  // A roll sent from a panel: its result lands in the log, so a phone shows the log, and the
-  // panel's mode goes back to the table's for the next roll.
+  // A form sent over the socket (a roll panel, a procedure's form): it gets an id, and stays as
+  // the user left it until the server is done with it (``answered``: then a roll's result is in
+  // the log, so a phone shows the log, and the panel's mode goes back to the table's).
   document.body.addEventListener("htmx:wsConfigSend", function (evt) {
     clearErrors();
     stickToBottom = true;
     var form = evt.detail && evt.detail.elt;
-    if (form && form.classList && form.classList.contains("roll-form")) {
-      if (phone.matches) { showTab("log", true); }
-      window.setTimeout(function () { applyTableMode(form); }, 0);
-    }
+    if (!form || !evt.detail.parameters) { return; }
+    var cid = commandId();
+    evt.detail.parameters.cid = cid;
+    sent[cid] = { form: form };
   });
 })();

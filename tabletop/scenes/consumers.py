@@ -47,6 +47,8 @@ RATE_PER_SECOND = 5.0
 RATE_BURST = 15.0
 #: The longest round trip a page may report (a minute: beyond that it is not a live table).
 MAX_RTT_MS = 60_000
+#: The id a page gives a command (``cid``) to learn how it ended: a short token of its own.
+COMMAND_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
 
 class ClientError(Exception):
@@ -150,7 +152,12 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             return  # a command still in flight after the session ended runs as nobody
         # Every frame costs a token, even one refused unread: garbage can't flood past the limit.
         if not self._take_token():
-            await self.send_error("Slow down: too many commands at once. Try again in a moment.")
+            message = "Slow down: too many commands at once. Try again in a moment."
+            try:  # the page waits for its command's answer (its form stays as the user left it)
+                content = self._read(text_data)
+            except Exception:
+                content = None
+            await self._refuse(content, message)
             return
         try:
             content = self._read(text_data)
@@ -183,21 +190,22 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                 )
                 if follow_up is not None:
                     asyncio.ensure_future(self._later(follow_up))
+                await self._answer(content, error=None)
             else:
                 raise ClientError(f"Unknown command {str(command)[:40]!r}.")
         except ClientError as exc:
-            await self.send_error(str(exc))
+            await self._refuse(content, str(exc))
         except PermissionDenied as exc:
-            await self.send_error(str(exc) or "You may not do that here.")
+            await self._refuse(content, str(exc) or "You may not do that here.")
         except ValidationError as exc:
-            await self.send_error(" ".join(exc.messages))
+            await self._refuse(content, " ".join(exc.messages))
         except RulesError as exc:
-            await self.send_error(str(exc))
+            await self._refuse(content, str(exc))
         except Exception:
             # A bug behind one command must not drop the player's live table; actions are atomic.
             log.exception("scene command failed")
-            await self.send_error(
-                "That command failed on the server. Reload if the scene looks stale."
+            await self._refuse(
+                content, "That command failed on the server. Reload if the scene looks stale."
             )
 
     # --- command helpers ----------------------------------------------------------------------
@@ -303,6 +311,22 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
 
     async def send_error(self, message: str) -> None:
         await self.send(text_data=error_frame(message))
+
+    async def _refuse(self, content: Any, message: str) -> None:
+        await self.send_error(message)
+        await self._answer(content, error=message)
+
+    async def _answer(self, content: Any, *, error: str | None) -> None:
+        """Tell the page how the command it named (``cid``) ended: done, or refused and why.
+        The page keeps a form or the composer's line as the user left it until it is done, so
+        a refused roll is fixed and sent again, never reset (a hidden mode back to public)."""
+        cid = content.get("cid") if isinstance(content, dict) else None
+        if not isinstance(cid, str) or not COMMAND_ID.fullmatch(cid):
+            return  # no id (a script, an old page) or not one of ours: nothing to answer
+        answer: dict[str, Any] = {"type": "done", "cid": cid}
+        if error is not None:
+            answer["error"] = error
+        await self.send_json(answer)
 
     # --- channel-layer handlers ---------------------------------------------------------------
 

@@ -8,7 +8,10 @@ set up data through the UI or through `manage.py` commands run against the same 
 
 from __future__ import annotations
 
+import functools
+import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,3 +60,100 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = start_daphne(tmp_path_factory.mktemp("daphne"))
     yield srv
     srv.stop()
+
+
+# --- every page's errors fail its test ---------------------------------------------------------
+
+#: htmx's error events, re-raised on the page as console errors so the test sees them.
+HTMX_ERRORS = (
+    "htmx:oobErrorNoTarget",
+    "htmx:responseError",
+    "htmx:swapError",
+    "htmx:sendError",
+    "htmx:targetError",
+    "htmx:onLoadError",
+    "htmx:syntax:error",
+)
+_REPORT_HTMX_ERRORS = """
+(() => {
+  for (const name of HTMX_ERRORS) {
+    document.addEventListener(name, (evt) => {
+      const d = evt.detail || {};
+      const what = d.content ? (d.content.id || d.content.outerHTML || "").slice(0, 120)
+        : (d.xhr ? d.xhr.status + " " + (d.requestConfig && d.requestConfig.path) : "");
+      console.error(name + " " + what);
+    }, true);
+  }
+})();
+""".replace("HTMX_ERRORS", json.dumps(list(HTMX_ERRORS)))
+
+
+class PageErrors:
+    """What went wrong in the pages of one test: console errors, uncaught exceptions, htmx's
+    error events and failed requests. Empty at the end of every browser test, unless the test
+    says which ones it causes on purpose (``expect``)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.expected: list[re.Pattern[str]] = []
+
+    def expect(self, pattern: str) -> None:
+        """An error this test causes on purpose (a 404 page, a stopped server): a regex."""
+        self.expected.append(re.compile(pattern))
+
+    def watch(self, context) -> None:
+        context.add_init_script(_REPORT_HTMX_ERRORS)
+        context.on("console", self._console)
+        context.on("weberror", lambda error: self.seen.append(f"uncaught: {error.error}"))
+        context.on("requestfailed", self._failed)
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            self.seen.append(f"console: {message.text} ({message.location.get('url', '')})")
+
+    def _failed(self, request) -> None:
+        failure = request.failure or ""
+        if "ERR_ABORTED" in failure and request.resource_type in ("document", "other"):
+            return  # a navigation or download the test moved on from, not an error on the page
+        self.seen.append(f"request failed: {request.method} {request.url} {failure}")
+
+    def unexpected(self) -> list[str]:
+        return [e for e in self.seen if not any(p.search(e) for p in self.expected)]
+
+
+_current_errors: list[PageErrors] = []
+
+
+def _watching(new_context):
+    @functools.wraps(new_context)
+    def wrapper(self, *args, **kwargs):
+        context = new_context(self, *args, **kwargs)
+        if _current_errors:
+            _current_errors[-1].watch(context)
+        return context
+
+    return wrapper
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _every_context_watched() -> Iterator[None]:
+    # Tests open contexts through pytest-playwright's fixtures and through browser.new_context()
+    # (a seat per member): both go through Browser.new_context, watched here for every test.
+    from playwright.sync_api import Browser
+
+    original = Browser.new_context
+    Browser.new_context = _watching(original)
+    yield
+    Browser.new_context = original
+
+
+@pytest.fixture(autouse=True)
+def page_errors() -> Iterator[PageErrors]:
+    """Fails the test on any console error, uncaught exception, htmx error event or failed
+    request in any of its pages (request the fixture to ``expect`` one on purpose)."""
+    errors = PageErrors()
+    _current_errors.append(errors)
+    yield errors
+    _current_errors.remove(errors)
+    unexpected = errors.unexpected()
+    assert not unexpected, "errors in the browser:\n" + "\n".join(unexpected)

@@ -1,0 +1,124 @@
+"""A refused roll leaves its panel exactly as the user left it, on every roll panel of every
+system: the mode above all (a hidden roll must never turn public behind the user's back), and
+every other field.
+
+Each panel of the Roll tool is filled with values of the user's own (the GM in the GM's secret
+mode, a player blind to the GM), and the roll is refused by the server: the socket relay swaps
+the character for one that is in no campaign, which every roll refuses. Nothing is recorded,
+the refusal shows, and every field still holds what the user chose. Then the same panel rolls
+for real, and its mode goes back to the table's, as a one-roll choice should.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, WebSocketRoute, expect
+
+from tests.browser.scene_page import show_tab
+from tests.browser.test_scene_live import log_in
+from tests.browser.test_table import DESKTOP, demo_scenes
+
+SYSTEMS = ("Annulus", "Roll and Keep", "Conductor", "Two Dice", "Percentile")
+NO_SUCH_CHARACTER = "999999"
+
+FIELDS = """form => [...form.elements].filter(e => e.name && e.type !== "hidden"
+  && e.type !== "submit").map(e => [e.name, e.type === "checkbox" ? e.checked : e.value])"""
+
+#: Every field a different value from its default, where it has another: the last option of a
+#: select (the mode picked apart), a number one up (one down at its max), a checkbox flipped.
+CHANGE_FIELDS = """(form, mode) => {
+  for (const e of form.elements) {
+    if (!e.name || e.type === "hidden" || e.readOnly || e.disabled) continue;
+    if (e.name === "mode") { e.value = mode; }
+    else if (e.name === "character") { continue; }
+    else if (e.tagName === "SELECT" && e.options.length > 1) {
+      e.selectedIndex = e.options.length - 1;
+    } else if (e.type === "number") {
+      const up = (+e.value || 0) + 1;
+      e.value = e.max !== "" && up > +e.max ? (+e.value || 0) - 1 : up;
+    } else if (e.type === "checkbox") { e.checked = !e.checked; }
+    else if (e.type === "text" && !e.value) { e.value = "2d"; }
+    e.dispatchEvent(new Event("input", { bubbles: true }));
+    e.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+}"""
+
+
+class RefusingSeat:
+    """A member's scene page whose next roll frames the server refuses (a character that is in
+    no campaign), until ``refusing`` is turned off."""
+
+    def __init__(self, browser: Browser, server, user: str, path: str) -> None:
+        self.refusing = True
+        self.page: Page = browser.new_context(viewport=DESKTOP).new_page()
+        self.page.route_web_socket(re.compile(r"/ws/scenes/"), self._relay)
+        log_in(self.page, server, user)
+        self.page.goto(server.url + path)
+        expect(self.page.locator("#connection")).to_have_text("live")
+
+    def _relay(self, ws: WebSocketRoute) -> None:
+        upstream = ws.connect_to_server()
+
+        def up(message: str | bytes) -> None:
+            if self.refusing and isinstance(message, str) and '"command":"roll"' in message:
+                frame = json.loads(message)
+                frame["character"] = NO_SUCH_CHARACTER
+                message = json.dumps(frame)
+            upstream.send(message)
+
+        upstream.on_message(ws.send)
+        ws.on_message(up)
+
+
+def fields(form: Locator) -> list:
+    return form.evaluate(FIELDS)
+
+
+def cards(page: Page) -> int:
+    return page.locator("#scene-log > [data-seq]").count()
+
+
+@pytest.fixture(scope="module")
+def paths(server) -> dict[str, str]:
+    return demo_scenes(server)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize(("user", "mode"), [("gm", "secret"), ("alice", "blind")])
+def test_a_refused_roll_keeps_the_mode_and_every_field(
+    browser: Browser, server, paths, system, user, mode
+):
+    seat = RefusingSeat(browser, server, user, paths[f"Demo: {system}"])
+    page = seat.page
+    show_tab(page, "Roll")
+    panels = page.locator("#tab-roll details")
+    assert panels.count() >= 2, "every system has its rolls and the dice box"
+    for index in range(panels.count()):
+        panel = panels.nth(index)
+        if panel.get_attribute("open") is None:
+            panel.locator("summary").click()
+        form = panel.locator("form.roll-form")
+        form.evaluate(CHANGE_FIELDS, mode)
+        chosen = fields(form)
+        assert ["mode", mode] in chosen
+        before = cards(page)
+        form.get_by_role("button", name="Roll", exact=True).click()
+        expect(page.locator("#scene-errors .error")).to_be_visible()
+        page.wait_for_timeout(300)  # the page's own reaction to the refusal, if it had one
+        assert fields(form) == chosen, f"panel {index + 1} changed after a refusal"
+        assert cards(page) == before  # nothing recorded
+        page.locator("#scene-errors").evaluate("el => el.replaceChildren()")
+
+    # The table's mode is public; a panel's one-roll mode returns to it once a roll is made.
+    seat.refusing = False
+    panel = panels.last  # the dice box: any expression rolls
+    form = panel.locator("form.roll-form")
+    form.locator("input[name='expression'], input[type='text']").first.fill("1d6")
+    form.locator("select[name='mode']").select_option(mode)
+    before = cards(page)
+    form.get_by_role("button", name="Roll", exact=True).click()
+    expect(page.locator("#scene-log > [data-seq]")).to_have_count(before + 1)
+    expect(form.locator("select[name='mode']")).to_have_value("public")
