@@ -256,9 +256,26 @@
     if (button) { button.classList.add("updated"); }
   }
 
+  // The newest card's gist at the top of the Roll tool (shown on a phone, where the log is
+  // behind its own tab): what just happened stays in view beside the roll about to be made.
+  function showLatest() {
+    var line = document.getElementById("latest-card");
+    var el = log();
+    if (!line || !el) { return; }
+    var cards = el.querySelectorAll(":scope > article[data-seq]");
+    var card = cards.length ? cards[cards.length - 1] : null;
+    if (!card) { line.textContent = ""; return; }
+    var copy = card.cloneNode(true);
+    copy.querySelectorAll(".event-meta, form, .commitment, .visually-hidden")
+      .forEach(function (n) { n.remove(); });
+    line.textContent = "#" + card.getAttribute("data-seq") + " " + copy.textContent.replace(/\s+/g, " ").trim();
+  }
+
   document.addEventListener("click", function (evt) {
     var button = evt.target.closest ? evt.target.closest(".tab-bar [role='tab']") : null;
     if (button) { showTab(button.getAttribute("data-tab"), true); }
+    var link = evt.target.closest ? evt.target.closest("[data-tab-link]") : null;
+    if (link) { showTab(link.getAttribute("data-tab-link"), true); }
     if (evt.target.closest && evt.target.closest("#new-pill")) { toBottom(); }
   });
 
@@ -526,6 +543,7 @@
     } catch (e) { /* private mode */ }
     applyTableMode(document);
     scrollLog();
+    showLatest();
     tickCountdowns();
     window.setInterval(tickCountdowns, 250);  // often enough for the bar to shrink smoothly
     var el = log();
@@ -627,6 +645,29 @@
     countArrivals(seqBefore);
     markMissed();
     scrollLog();
+    showLatest();
+  });
+
+  // A roll panel's odds, just fetched: their one-line summary joins the Roll button in the
+  // panel's action bar, which stays in view while the full table may be scrolled away.
+  document.body.addEventListener("htmx:afterSwap", function (evt) {
+    var odds = evt.detail && evt.detail.target;
+    if (!odds || !odds.classList || !odds.classList.contains("odds")) { return; }
+    var form = odds.closest("form");
+    var line = form && form.querySelector(".roll-actions .odds-line");
+    if (!line) { return; }
+    var note = odds.querySelector(".odds-chart .muted, .odds-error");
+    var text = note ? note.textContent.replace(/\s+/g, " ").trim() : "";
+    if (text.indexOf("%") < 0 && !odds.querySelector(".odds-error")) {
+      // No summary with a chance in it: each outcome's chance, in a line.
+      text = Array.prototype.map.call(odds.querySelectorAll(".odds-chart tr"), function (row) {
+        var th = row.querySelector("th");
+        var cells = row.querySelectorAll("td");
+        return th && cells.length ? th.textContent.trim() + " " + cells[cells.length - 1].textContent.trim() : "";
+      }).filter(Boolean).join(" · ");
+    }
+    line.textContent = text;
+    line.classList.toggle("odds-error", !!odds.querySelector(".odds-error"));
   });
 
   // Earlier entries of a long log, loaded on demand: the same care as live cards (controls not
