@@ -122,3 +122,37 @@ def test_a_refused_roll_keeps_the_mode_and_every_field(
     form.get_by_role("button", name="Roll", exact=True).click()
     expect(page.locator("#scene-log > [data-seq]")).to_have_count(before + 1)
     expect(form.locator("select[name='mode']")).to_have_value("public")
+
+
+def test_the_composer_keeps_a_refused_line_and_clears_a_said_one(browser: Browser, server, paths):
+    seat = RefusingSeat(browser, server, "bob", paths["Demo: Conductor"])
+    seat.refusing = False
+    page = seat.page
+    box = page.get_by_label("Message")
+    before = cards(page)
+    # Refused by the server (the composer reads "/r 2d" as a roll; the dice box refuses "2d"):
+    # the error shows and the line stays to be fixed, as a line refused in the browser does.
+    box.fill("/r 2d")
+    box.press("Enter")
+    expect(page.locator("#scene-errors .error")).to_be_visible()
+    page.wait_for_timeout(300)
+    expect(box).to_have_value("/r 2d")
+    box.fill("/w nobody psst")
+    box.press("Enter")
+    expect(page.locator("#composer-status .error")).to_be_visible()
+    expect(box).to_have_value("/w nobody psst")
+    # A long paste is refused with its length, not cut silently.
+    box.fill("x" * 5000)
+    box.press("Enter")
+    expect(page.locator("#composer-status .error")).to_contain_text("5000")
+    expect(box).to_have_value("x" * 5000)
+    assert cards(page) == before
+    # Said: the line is cleared once the server has it, and it is in the log, breaks and all.
+    box.fill("first line")
+    box.press("Shift+Enter")
+    box.type("second line")
+    box.press("Enter")
+    said = page.locator("#scene-log > .event-chat").last
+    expect(said).to_contain_text("second line")
+    expect(said.locator("br")).to_have_count(1)
+    expect(box).to_have_value("")
