@@ -28,7 +28,8 @@ from tests.tabletop.project.test_settings import PRODUCTION_ENV, run_manage
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[3]
-CSRF_REFUSED = b"CSRF verification failed"
+#: The site's own CSRF failure page (templates/403_csrf.html), not Django's bare one.
+CSRF_REFUSED = b"<h1>This page expired</h1>"
 
 
 def url_patterns(resolver: URLResolver | None = None, namespace: str = "") -> dict[str, URLPattern]:
