@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from rules.core import RulesError
 from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, ledger
+from tabletop.scenes import actions, ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_card, visible_page
 from tabletop.scenes.models import Scene
@@ -161,8 +161,8 @@ def scene_ledger(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
     viewer = _viewer_for(scene.campaign, request)
     doc = ledger.export(scene=scene, viewer=viewer, viewer_name=request.user.get_username())
-    body, content_type = ledger.render(doc, fmt)
+    body, content_type = ledger_text.render(doc, fmt)
     response = HttpResponse(body, content_type=content_type)
     # A download, never a page: the HTML's own script runs only from the saved file.
-    response["Content-Disposition"] = f'attachment; filename="{ledger.filename(scene, fmt)}"'
+    response["Content-Disposition"] = f'attachment; filename="{ledger_text.filename(scene, fmt)}"'
     return response

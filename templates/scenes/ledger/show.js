@@ -46,7 +46,7 @@
   }
 
   // What the page shows, read before this script changes it: each text to the innermost entry
-  // holding it, or to the chain outside any entry (as ledger.read_shown reads the file).
+  // holding it, or to the chain outside any entry (as ledger_text.read_shown reads the file).
   function shownOnPage() {
     var head = document.getElementById("head");
     var shown = { head: head ? head.textContent : null, rows: null, stray: "" };

@@ -1,8 +1,8 @@
 // The session ledger's verifier, for a browser with no server (the HTML export carries it
-// inline) and for node (the tests compare it with tabletop/scenes/ledger.py). It makes the same
-// checks in the same order with the same words as ledger.verify, and draws each entry's text as
-// ledger.entry_view does to check what the page shows. It holds no Django template syntax: the
-// export includes it as it is.
+// inline) and for node (the tests compare it with tabletop/scenes/ledger.py and ledger_text.py).
+// It makes the same checks in the same order with the same words as ledger.verify, and draws each
+// entry's text as ledger_text.entry_view does to check what the page shows. It holds no Django
+// template syntax: the export includes it as it is.
 (function (root) {
   "use strict";
 
@@ -210,7 +210,7 @@
     return { ok: problems.length === 0, entries: doc.entries.length, head: doc.head, problems: problems };
   }
 
-  // --- what a reader sees: ledger.entry_view and ledger.shown_problems, spelled in JavaScript --
+  // --- what a reader sees: ledger_text.entry_view and .shown_problems, spelled in JavaScript --
   // The page shows each entry as text drawn from its data; these rules draw it again from the data
   // just checked, so a word changed where a reader sees it is caught. Lengths and cuts count code
   // points (Array.from), as Python does.
@@ -223,7 +223,7 @@
   function get(object, key) { return has(object, key) ? object[key] : null; }
   function spaced(text) { return text.split("_").join(" "); }
 
-  // HTML's whitespace made one space, none at either end (ledger.plain_text).
+  // HTML's whitespace made one space, none at either end (ledger_text.plain_text).
   function plainText(text) { return text.replace(/[ \t\n\r\f]+/g, " ").replace(/^ | $/g, ""); }
 
   function numberWords(value) {
@@ -308,7 +308,7 @@
 
   function codePoints(text) { return Array.from(text); }
 
-  // The text a reader sees for the index-th entry (1 = first), part by part (ledger.entry_view).
+  // The text a reader sees for the index-th entry (1 = first), part by part (ledger_text.entry_view).
   function entryView(index, entry) {
     if (!isObject(entry)) { return { n: "#" + index, what: words(entry) }; }
     var pub = get(entry, "public");
@@ -364,7 +364,7 @@
   }
 
   // shown: {head: text or null, rows: [text of each entry in page order] or null, stray: text in
-  // the chain outside any entry}. The problems, in ledger.shown_problems's order and words.
+  // the chain outside any entry}. The problems, in ledger_text.shown_problems's order and words.
   function shownProblems(doc, shown) {
     var entries = isObject(doc) && Array.isArray(doc.entries) ? doc.entries : [];
     var problems = [];

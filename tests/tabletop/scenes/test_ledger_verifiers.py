@@ -1,10 +1,10 @@
-"""Both ledger verifiers, the command line's (tabletop/scenes/ledger.py) and the browser's
-(templates/scenes/ledger/verify.js, run here under node), against a played scene's ledger: any
-byte changed in any entry, an entry dropped or moved, or a wrong opening (even with every hash
-recomputed) is caught by both, which name the same entry in the same words. The browser's
-canonical JSON is Python's byte for byte (Hypothesis-generated values), and so is the text each
-draws for an entry; both find the same words changed on an HTML file's page, in the same
-words."""
+"""Both ledger verifiers, the command line's (tabletop/scenes/ledger.py, and ledger_text.py for
+what a page shows) and the browser's (templates/scenes/ledger/verify.js, run here under node),
+against a played scene's ledger: any byte changed in any entry, an entry dropped or moved, or a
+wrong opening (even with every hash recomputed) is caught by both, which name the same entry in
+the same words. The browser's canonical JSON is Python's byte for byte (Hypothesis-generated
+values), and so is the text each draws for an entry; both find the same words changed on an
+HTML file's page, in the same words."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from tabletop.scenes import ledger
+from tabletop.scenes import ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.commitments import canonical_json
 from tabletop.scenes.events import record_event, reveal_event
@@ -88,7 +88,7 @@ class Node:
         """verify.js's entryView and entryText of each entry (1 = first)."""
         return self.ask(op="view", json=json.dumps(entries, ensure_ascii=False))
 
-    def shown_problems(self, doc: dict[str, Any], shown: ledger.Shown) -> list[dict[str, Any]]:
+    def shown_problems(self, doc: dict[str, Any], shown: ledger_text.Shown) -> list[dict[str, Any]]:
         page = {"head": shown.head, "rows": shown.rows, "stray": shown.stray}
         return self.ask(op="shown", json=json.dumps(doc, ensure_ascii=False), shown=page)
 
@@ -312,7 +312,7 @@ def test_python_float_spelling_examples(node):
 def python_views(entries: list[Any]) -> list[list[Any]]:
     entries = [ledger.for_javascript(entry) for entry in entries]
     return [
-        [ledger.entry_view(i, entry), ledger.entry_text(i, entry)]
+        [ledger_text.entry_view(i, entry), ledger_text.entry_text(i, entry)]
         for i, entry in enumerate(entries, 1)
     ]
 
@@ -341,7 +341,9 @@ readable_values = st.recursive(
     lambda children: (
         st.lists(children, max_size=4)
         | st.dictionaries(
-            st.sampled_from([*ledger.HEADLINE, "roller", "dice", "odds", "a_b", "é", "\U00010000"])
+            st.sampled_from(
+                [*ledger_text.HEADLINE, "roller", "dice", "odds", "a_b", "é", "\U00010000"]
+            )
             | st.text(max_size=4),
             children,
             max_size=5,
@@ -375,31 +377,31 @@ def test_both_draw_the_same_text_for_any_entry(doc, node, public, extra, dropped
 
 
 def html_page(doc: dict[str, Any]) -> str:
-    return ledger.render(doc, "html")[0]
+    return ledger_text.render(doc, "html")[0]
 
 
 def test_an_untouched_html_file_shows_exactly_its_data_in_both(doc, node):
-    shown = ledger.read_shown(html_page(doc))
+    shown = ledger_text.read_shown(html_page(doc))
     assert len(shown.rows) == len(doc["entries"]) and shown.head == doc["head"]
-    assert ledger.shown_problems(doc, shown) == [] == node.shown_problems(doc, shown)
+    assert ledger_text.shown_problems(doc, shown) == [] == node.shown_problems(doc, shown)
 
 
 @SETTINGS
 @given(data=st.data())
 def test_a_word_changed_on_the_page_is_found_by_both_in_the_same_words(doc, node, data):
     page = html_page(doc)
-    shown = ledger.read_shown(page)
+    shown = ledger_text.read_shown(page)
     rows = list(shown.rows)
     index = data.draw(st.integers(0, len(rows) - 1), label="entry")
-    text = ledger.plain_text(rows[index])
+    text = ledger_text.plain_text(rows[index])
     at = data.draw(st.integers(0, len(text)), label="at")
     cut = data.draw(st.integers(0, 3), label="removed")
     put = data.draw(st.text(min_size=0, max_size=3), label="put")
     changed = text[:at] + put + text[at + cut :]
-    assume(ledger.plain_text(changed) != text)
+    assume(ledger_text.plain_text(changed) != text)
     rows[index] = changed
-    forged = ledger.Shown(head=shown.head, rows=rows, stray=shown.stray)
-    problems = ledger.problems_as_dicts(ledger.shown_problems(doc, forged))
+    forged = ledger_text.Shown(head=shown.head, rows=rows, stray=shown.stray)
+    problems = ledger.problems_as_dicts(ledger_text.shown_problems(doc, forged))
     assert [p["index"] for p in problems] == [index + 1]
     seq = doc["entries"][index]["seq"]
     assert problems[0]["message"].startswith(
@@ -409,16 +411,16 @@ def test_a_word_changed_on_the_page_is_found_by_both_in_the_same_words(doc, node
 
 
 def test_the_page_without_an_entry_with_more_or_with_other_text_is_caught_by_both(doc, node):
-    shown = ledger.read_shown(html_page(doc))
+    shown = ledger_text.read_shown(html_page(doc))
     rows, last = shown.rows, len(doc["entries"])
     for forged, first in (
-        (ledger.Shown(shown.head, rows[:-1], ""), f"entry {last} (seq"),
-        (ledger.Shown(shown.head, [*rows, rows[-1]], ""), "The page shows 1 more entry than"),
-        (ledger.Shown(shown.head, rows, " Bob wins 🎲 "), "The chain on the page shows text"),
-        (ledger.Shown("0" * 64, rows, ""), "The head shown on the page is not"),
-        (ledger.Shown(None, None, ""), "The page does not show the chain"),
+        (ledger_text.Shown(shown.head, rows[:-1], ""), f"entry {last} (seq"),
+        (ledger_text.Shown(shown.head, [*rows, rows[-1]], ""), "The page shows 1 more entry than"),
+        (ledger_text.Shown(shown.head, rows, " Bob wins 🎲 "), "The chain on the page shows text"),
+        (ledger_text.Shown("0" * 64, rows, ""), "The head shown on the page is not"),
+        (ledger_text.Shown(None, None, ""), "The page does not show the chain"),
     ):
-        problems = ledger.problems_as_dicts(ledger.shown_problems(doc, forged))
+        problems = ledger.problems_as_dicts(ledger_text.shown_problems(doc, forged))
         assert problems and problems[0]["message"].startswith(first), problems
         assert node.shown_problems(doc, forged) == problems
 
@@ -430,7 +432,7 @@ def test_read_shown_reads_the_page_as_a_browser_holds_it():
         '<li data-entry="2">two <span data-entry="x">inner</span> end</li>stray</ol>'
         '<li data-entry="3">outside the chain</li>'
     )
-    shown = ledger.read_shown(page)
+    shown = ledger_text.read_shown(page)
     assert shown.head == "ab&cd"  # the first element with that id, as getElementById finds
     assert shown.rows == ["one 1<x>", "two  end", "inner"]  # an <li> ends the one before it
-    assert ledger.plain_text(shown.stray) == "stray"
+    assert ledger_text.plain_text(shown.stray) == "stray"

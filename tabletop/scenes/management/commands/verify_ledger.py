@@ -3,8 +3,8 @@
 Reads the JSON export or the HTML export (its embedded JSON), recomputes every entry's hash and
 checks every opening against the commitment its roll published, as the HTML file does in the
 browser. For the HTML file it also checks what a reader sees: each entry's text and the head on
-the page must be what the checked data holds (ledger.entry_view), as the file's own script does.
-Prints "verified" and the head (exit 0), or each entry that breaks the chain, fails its
+the page must be what the checked data holds (ledger_text.entry_view), as the file's own script
+does. Prints "verified" and the head (exit 0), or each entry that breaks the chain, fails its
 commitment or is shown otherwise than its data (exit 1); a file that is not a ledger at all
 exits 2.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tabletop.scenes import ledger
+from tabletop.scenes import ledger, ledger_text
 
 
 class Command(BaseCommand):
@@ -34,7 +34,7 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"Can't read {path}: {exc.strerror or exc}.", returncode=2) from None
         try:
-            report = ledger.verify_text(data)
+            report = ledger_text.verify_text(data)
         except ledger.LedgerError as exc:
             raise CommandError(f"{path}: {exc}", returncode=2) from None
         if report.ok:
