@@ -13,7 +13,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tabletop-fresh.XXXXXX")
 server_pid=""
 cleanup() {
   if [ -n "$server_pid" ]; then
-    # make, and daphne under it, in their own process group (setsid below)
     kill -TERM -- "-$server_pid" 2>/dev/null || true
     for _ in $(seq 20); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.5; done
     kill -KILL -- "-$server_pid" 2>/dev/null || true
@@ -26,7 +25,8 @@ git clone --quiet --no-hardlinks . "$work/tabletop"
 port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log="$work/make-run.log"
 echo "check-make-run: make run on a fresh clone of $(git rev-parse --short HEAD), port $port"
-(cd "$work/tabletop" && setsid make run PORT="$port" PYTHON="$PYTHON" </dev/null >"$log" 2>&1) &
+# setsid: make and daphne under it in a process group of their own (its id is $!), stopped whole.
+setsid make -C "$work/tabletop" run PORT="$port" PYTHON="$PYTHON" </dev/null >"$log" 2>&1 &
 server_pid=$!
 
 if ! "$PYTHON" - "$port" "$server_pid" "$WAIT_SECONDS" <<'EOF'

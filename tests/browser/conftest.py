@@ -8,6 +8,7 @@ set up data through the UI or through `manage.py` commands run against the same 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -96,6 +97,7 @@ class PageErrors:
     def __init__(self) -> None:
         self.seen: list[str] = []
         self.expected: list[re.Pattern[str]] = []
+        self.contexts: list = []  # closed when the test ends (``close_after_test``)
 
     def expect(self, pattern: str) -> None:
         """An error this test causes on purpose (a 404 page, a stopped server): a regex."""
@@ -122,6 +124,14 @@ class PageErrors:
 
 
 _current_errors: list[PageErrors] = []
+
+
+def close_after_test(context):
+    """Close a context the test opened itself (a seat at the table) when the test ends: a page
+    left open keeps its socket and pings the shared server for the rest of the run."""
+    if _current_errors:
+        _current_errors[-1].contexts.append(context)
+    return context
 
 
 def _watching(new_context):
@@ -155,5 +165,8 @@ def page_errors() -> Iterator[PageErrors]:
     _current_errors.append(errors)
     yield errors
     _current_errors.remove(errors)
+    for context in errors.contexts:
+        with contextlib.suppress(Exception):  # already closed by the test
+            context.close()
     unexpected = errors.unexpected()
     assert not unexpected, "errors in the browser:\n" + "\n".join(unexpected)

@@ -14,6 +14,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.conftest import close_after_test
 from tests.browser.scene_page import show_tab
 from tests.browser.test_scene_live import log_in
 from tests.browser.test_scene_spends import open_scene
@@ -59,7 +60,7 @@ def seeded_challenge(server, page: Page, *, seed: int, difficulty: str, length: 
 
 
 def join(browser: Browser, server, user: str, url: str) -> Page:
-    page = browser.new_context().new_page()
+    page = close_after_test(browser.new_context()).new_page()
     log_in(page, server, user)
     page.goto(url)
     expect(page.locator("#connection")).to_have_text("live")

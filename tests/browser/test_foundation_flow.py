@@ -6,6 +6,8 @@ import re
 
 from playwright.sync_api import Browser, expect
 
+from tests.browser.conftest import close_after_test
+
 
 def sign_up(page, server, username: str) -> None:
     page.goto(server.url + "/accounts/signup/")
@@ -17,7 +19,7 @@ def sign_up(page, server, username: str) -> None:
 
 
 def test_gm_invites_a_player_who_joins_and_creates_a_character(browser: Browser, server):
-    gm = browser.new_context().new_page()
+    gm = close_after_test(browser.new_context()).new_page()
     errors: list[str] = []
     gm.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     sign_up(gm, server, "mira")
@@ -34,7 +36,7 @@ def test_gm_invites_a_player_who_joins_and_creates_a_character(browser: Browser,
     invite_url = invite.input_value()
     assert "/campaigns/join/" in invite_url
 
-    player = browser.new_context().new_page()
+    player = close_after_test(browser.new_context()).new_page()
     sign_up(player, server, "tomas")
     player.goto(invite_url)
     player.get_by_role("button", name="Join as a player").click()

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.scene_page import show_tab
-from tests.browser.test_table import Seat, demo_scenes
+from tests.browser.test_table import Seat, fresh_scenes
 
 SYSTEMS = ("Annulus", "Roll and Keep", "Conductor", "Two Dice", "Percentile")
 
@@ -102,7 +102,7 @@ def check_nothing(seat: Seat, seq: int) -> None:
 
 @pytest.fixture(scope="module")
 def paths(server) -> dict[str, str]:
-    return demo_scenes(server)
+    return fresh_scenes(server, "Game night: hidden modes")
 
 
 @pytest.mark.parametrize("system", SYSTEMS)

@@ -7,6 +7,7 @@ import uuid
 
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.conftest import close_after_test
 from tests.browser.test_scene_live import log_in
 
 
@@ -25,7 +26,9 @@ def campaign_with_invite(page: Page, server) -> str:
 
 
 def test_copy_link_puts_the_invite_link_on_the_clipboard(browser: Browser, server):
-    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    context = close_after_test(
+        browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    )
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -52,7 +55,7 @@ def test_copy_link_puts_the_invite_link_on_the_clipboard(browser: Browser, serve
 
 
 def test_without_the_clipboard_api_the_link_is_selected(browser: Browser, server):
-    page = browser.new_context().new_page()
+    page = close_after_test(browser.new_context()).new_page()
     # As on a plain-HTTP deployment: no navigator.clipboard, and the old copy command refused.
     page.add_init_script(
         "Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined});"

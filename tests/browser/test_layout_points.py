@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.conftest import close_after_test
 from tests.browser.scene_page import show_tab
 from tests.browser.site_pages import resize_and_settle, site_data
 from tests.browser.test_scene_live import log_in
@@ -199,7 +200,7 @@ def test_the_statistics_tables_fit_a_phone(pages, server, data, path):
 
 def test_a_refused_sheet_opens_on_its_error_summary_focused(browser: Browser, server, data):
     """On a phone: the summary heads the form, has focus, and each error links to its field."""
-    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page = close_after_test(browser.new_context(viewport={"width": 390, "height": 844})).new_page()
     log_in(page, server, "alice")
     page.goto(f"{server.url}/characters/{data['systems']['conductor']['alice_pc']}/edit/")
     rows = page.locator("fieldset.rows", has=page.locator("legend", has_text="Skills"))

@@ -11,6 +11,7 @@ import re
 
 from playwright.sync_api import Browser, expect
 
+from tests.browser.conftest import close_after_test
 from tests.browser.test_table import DESKTOP, PHONE, Seat, demo_scenes
 
 HASH = re.compile(r"^[0-9a-f]{64}$")
@@ -56,7 +57,7 @@ def test_the_head_moves_live_and_the_html_ledger_verifies_itself_from_disk(
     text = saved.read_text(encoding="utf-8")
     assert head in text and "only-for-bob" in text  # bob's own whisper, in his details
 
-    page = browser.new_context().new_page()
+    page = close_after_test(browser.new_context()).new_page()
     page.goto(saved.as_uri())
     expect(page.locator("#ledger-status")).to_have_text("verified")
     expect(page.locator("#head")).to_have_text(head)

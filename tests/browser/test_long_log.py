@@ -7,6 +7,7 @@ import re
 
 from playwright.sync_api import Browser, expect
 
+from tests.browser.conftest import close_after_test
 from tests.browser.test_scene_live import log_in
 from tests.browser.test_scene_spends import open_scene
 
@@ -22,7 +23,7 @@ def test_earlier_entries_load_above_the_page(browser: Browser, server):
         "    actions.roll_make(scene=scene, actor=scene.campaign.gm, roll_kind='expression',"
         " data={'expression': '1d6'})\n"
     )
-    page = browser.new_context().new_page()
+    page = close_after_test(browser.new_context()).new_page()
     log_in(page, server, "alice")
     page.goto(gm.url)
     cards = page.locator("#scene-log article.event")

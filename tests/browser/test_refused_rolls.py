@@ -12,14 +12,12 @@ for real, and its mode goes back to the table's, as a one-roll choice should.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.browser.scene_page import show_tab
-from tests.browser.test_scene_live import log_in
-from tests.browser.test_table import DESKTOP, demo_scenes
+from tests.browser.test_table import Seat, fresh_scenes
 
 SYSTEMS = ("Annulus", "Roll and Keep", "Conductor", "Two Dice", "Percentile")
 NO_SUCH_CHARACTER = "999999"
@@ -47,30 +45,20 @@ CHANGE_FIELDS = """(form, mode) => {
 }"""
 
 
-class RefusingSeat:
-    """A member's scene page whose next roll frames the server refuses (a character that is in
-    no campaign), until ``refusing`` is turned off."""
+class RefusingSeat(Seat):
+    """A member's scene page whose roll frames the server refuses (a character that is in no
+    campaign), while ``refusing`` is on."""
 
     def __init__(self, browser: Browser, server, user: str, path: str) -> None:
         self.refusing = True
-        self.page: Page = browser.new_context(viewport=DESKTOP).new_page()
-        self.page.route_web_socket(re.compile(r"/ws/scenes/"), self._relay)
-        log_in(self.page, server, user)
-        self.page.goto(server.url + path)
-        expect(self.page.locator("#connection")).to_have_text("live")
+        super().__init__(browser, server, user, path, outgoing=self._refuse)
 
-    def _relay(self, ws: WebSocketRoute) -> None:
-        upstream = ws.connect_to_server()
-
-        def up(message: str | bytes) -> None:
-            if self.refusing and isinstance(message, str) and '"command":"roll"' in message:
-                frame = json.loads(message)
-                frame["character"] = NO_SUCH_CHARACTER
-                message = json.dumps(frame)
-            upstream.send(message)
-
-        upstream.on_message(ws.send)
-        ws.on_message(up)
+    def _refuse(self, message: str) -> str:
+        if not self.refusing or '"command":"roll"' not in message:
+            return message
+        frame = json.loads(message)
+        frame["character"] = NO_SUCH_CHARACTER
+        return json.dumps(frame)
 
 
 def fields(form: Locator) -> list:
@@ -83,7 +71,7 @@ def cards(page: Page) -> int:
 
 @pytest.fixture(scope="module")
 def paths(server) -> dict[str, str]:
-    return demo_scenes(server)
+    return fresh_scenes(server, "Refusals")
 
 
 @pytest.mark.parametrize("system", SYSTEMS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from tests.browser.conftest import close_after_test
 from tests.browser.scene_page import show_tab
 from tests.browser.test_scene_live import log_in
 from tests.browser.test_table import DESKTOP, PHONE, demo_scenes
@@ -31,7 +32,9 @@ def in_view(page: Page, element: Locator) -> bool:
 @pytest.mark.parametrize("user", ["alice", "gm"])
 def test_roll_is_in_view_with_the_newest_card(browser: Browser, server, viewport, user):
     scenes = demo_scenes(server)
-    page = browser.new_context(viewport=viewport).new_page()
+    context = browser.new_context(viewport=viewport)
+    close_after_test(context)
+    page = context.new_page()
     log_in(page, server, user)
     for name, path in scenes.items():
         page.goto(server.url + path)

@@ -6,6 +6,8 @@ import re
 
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.conftest import close_after_test
+
 
 def log_in(page: Page, server, username: str) -> None:
     page.goto(server.url + "/accounts/login/")
@@ -27,7 +29,7 @@ def test_a_roll_appears_live_for_gm_and_player(browser: Browser, server):
     # The browser tests share one server: count from what earlier tests left.
     rolls_before = roll_count(server)
     server.manage("seed_demo")
-    gm = browser.new_context().new_page()
+    gm = close_after_test(browser.new_context()).new_page()
     log_in(gm, server, "gm")
     gm.get_by_role("link", name="Demo: Conductor").first.click()
     gm.get_by_role("button", name=re.compile("^Scenes")).click()
@@ -37,7 +39,7 @@ def test_a_roll_appears_live_for_gm_and_player(browser: Browser, server):
     expect(gm.locator("#connection")).to_have_text("live")
     scene_url = gm.url
 
-    player = browser.new_context().new_page()
+    player = close_after_test(browser.new_context()).new_page()
     log_in(player, server, "alice")
     player.goto(scene_url)
     expect(player.locator("#connection")).to_have_text("live")

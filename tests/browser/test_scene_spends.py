@@ -7,13 +7,14 @@ import re
 
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.conftest import close_after_test
 from tests.browser.test_scene_live import log_in
 
 
 def open_scene(browser: Browser, server, campaign: str) -> tuple[Page, Page]:
     """The GM creates and opens a scene in a demo campaign; alice joins it."""
     server.manage("seed_demo")
-    gm = browser.new_context().new_page()
+    gm = close_after_test(browser.new_context()).new_page()
     log_in(gm, server, "gm")
     gm.get_by_role("link", name=campaign).first.click()
     gm.get_by_role("button", name=re.compile("^Scenes")).click()
@@ -21,7 +22,7 @@ def open_scene(browser: Browser, server, campaign: str) -> tuple[Page, Page]:
     gm.get_by_role("button", name="Create scene").click()
     gm.get_by_role("button", name="Open scene").click()
     expect(gm.locator("#connection")).to_have_text("live")
-    player = browser.new_context().new_page()
+    player = close_after_test(browser.new_context()).new_page()
     log_in(player, server, "alice")
     player.goto(gm.url)
     expect(player.locator("#connection")).to_have_text("live")

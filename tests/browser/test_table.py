@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
+from tests.browser.conftest import close_after_test
 from tests.browser.scene_page import show_tab
 from tests.browser.test_scene_live import log_in
 
@@ -24,15 +25,42 @@ def demo_scenes(server) -> dict[str, str]:
     return dict(re.findall(r"^\s+(Demo: [^:]+): \S+?(/scenes/\d+/)$", out, flags=re.M))
 
 
+def fresh_scenes(server, name: str) -> dict[str, str]:
+    """A new open scene called ``name`` in each demo campaign (its path): a test that plays a
+    whole evening there leaves the demo scenes as other tests expect them."""
+    demo_scenes(server)
+    out = server.shell(
+        "from django.contrib.auth import get_user_model\n"
+        "from tabletop.campaigns.models import Campaign\n"
+        "from tabletop.scenes.actions import scene_create, scene_open\n"
+        "gm = get_user_model().objects.get(username='gm')\n"
+        "for c in Campaign.objects.filter(gm=gm, name__startswith='Demo: ').order_by('pk'):\n"
+        f"    s = scene_open(scene=scene_create(campaign=c, actor=gm, name={name!r}), actor=gm)\n"
+        "    print(c.name + ': /scenes/%d/' % s.pk)\n"
+    )
+    return dict(re.findall(r"^(Demo: [^:]+): (/scenes/\d+/)$", out, flags=re.M))
+
+
 class Seat:
     """A member's page at the scene, with every frame its socket received and a way to drop the
     socket (the page then reconnects and asks for what it missed)."""
 
-    def __init__(self, browser: Browser, server, user: str, path: str, viewport=DESKTOP) -> None:
+    def __init__(
+        self,
+        browser: Browser,
+        server,
+        user: str,
+        path: str,
+        viewport=DESKTOP,
+        outgoing: Callable[[str], str] | None = None,
+    ) -> None:
         self.frames: list[str] = []  # what the server sent this page
         self.sent: list[str] = []  # what this page sent the server
+        self.outgoing = outgoing  # rewrites what the page sends, before the server has it
         self.sockets: list[WebSocketRoute] = []
-        self.page = browser.new_context(viewport=viewport).new_page()
+        context = browser.new_context(viewport=viewport)
+        close_after_test(context)
+        self.page = context.new_page()
         self.page.route_web_socket(re.compile(r"/ws/scenes/"), self._relay)
         log_in(self.page, server, user)
         self.page.goto(server.url + path)
@@ -46,6 +74,8 @@ class Seat:
             ws.send(message)
 
         def up(message: str | bytes) -> None:
+            if self.outgoing is not None and isinstance(message, str):
+                message = self.outgoing(message)
             self.sent.append(message if isinstance(message, str) else message.decode())
             upstream.send(message)
 
@@ -241,7 +271,7 @@ def test_every_demo_scene_fits_with_the_composer_and_newest_card_in_view(
 ):
     scenes = demo_scenes(server)
     assert len(scenes) == 5, scenes
-    page = browser.new_context(viewport=viewport).new_page()
+    page = close_after_test(browser.new_context(viewport=viewport)).new_page()
     log_in(page, server, user)
     for campaign, path in scenes.items():
         page.goto(server.url + path)
@@ -271,7 +301,7 @@ def test_every_tool_tab_of_every_demo_scene_passes_axe(browser: Browser, server,
 
     axe = Axe()
     scenes = demo_scenes(server)
-    page = browser.new_context(viewport=DESKTOP).new_page()
+    page = close_after_test(browser.new_context(viewport=DESKTOP)).new_page()
     log_in(page, server, user)
     for campaign, path in scenes.items():
         page.goto(server.url + path)
