@@ -41,8 +41,13 @@ demo: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo --url http://$(HOST):$(PORT)/
 
+# The browser tests (Chromium against a daphne process, mostly waiting on pages and sockets) run
+# after the rest, on BROWSER_WORKERS workers side by side, each with its own daphne and database;
+# a file's tests stay on one worker (they share its module fixtures).
+BROWSER_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --ignore=tests/browser
+	$(BIN)/python -m pytest tests/browser -n $(BROWSER_WORKERS) --dist loadfile
 
 # Integration tests against real PostgreSQL and Redis (started by .ci/run when missing).
 test-services: $(STAMP)

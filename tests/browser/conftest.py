@@ -115,8 +115,8 @@ class PageErrors:
 
     def _failed(self, request) -> None:
         failure = request.failure or ""
-        if "ERR_ABORTED" in failure and request.resource_type in ("document", "other"):
-            return  # a navigation or download the test moved on from, not an error on the page
+        if "ERR_ABORTED" in failure:
+            return  # the page cancelled it (a navigation, reload or download the test moved on)
         self.seen.append(f"request failed: {request.method} {request.url} {failure}")
 
     def unexpected(self) -> list[str]:
