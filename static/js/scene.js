@@ -33,6 +33,18 @@
     });
   }
 
+  // Reconnects: the first retry within half a second, then never more than 5 s apart while the
+  // server is away (htmx-ext-ws's own delay grows to 64 s: a table back up stayed dead for half
+  // a minute), each wait jittered so a restarted server is not met by every page at once.
+  var RECONNECT_FIRST_MS = 500;
+  var RECONNECT_CAP_MS = 5000;
+  if (window.htmx) {
+    window.htmx.config.wsReconnectDelay = function (retryCount) {
+      var ceiling = Math.min(RECONNECT_CAP_MS, RECONNECT_FIRST_MS * Math.pow(2, retryCount));
+      return ceiling / 2 + Math.random() * (ceiling / 2);
+    };
+  }
+
   function scene() { return document.getElementById("scene"); }
   function log() { return document.getElementById("scene-log"); }
 
