@@ -246,6 +246,20 @@ def test_the_panel_shows_the_reactions_and_who_may_react():
 # --- over the sockets ---
 
 
+ROLL_MY_CHECK = "Roll my check"
+
+
+def turn_panels(socket) -> list[str]:
+    """The turn panels pushed to the socket (each frame's panel-turns fragment)."""
+    out = []
+    for frame in socket.frames:
+        text = html.unescape(frame)
+        at = text.find('id="panel-turns"')
+        if at != -1:
+            out.append(text[at:])
+    return out
+
+
 def _text(socket) -> str:
     return html.unescape(socket.everything())
 
@@ -327,6 +341,7 @@ async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
     await sync_to_async(start)(table, cast)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
+    alice.frames.clear()
     await alice.send(
         command="check_declare",
         character=str(cast["tamsin"].pk),
@@ -334,12 +349,22 @@ async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
         difficulty="Normal",
         resource="Stamina",
     )
+    await alice.drain(timeout=0.3)
+    # The turn panel the window opens offers the acting player no "Roll my check": the rules
+    # would refuse it while the table may still react.
+    opened = turn_panels(alice)
+    assert opened and "declares a <b>Normal</b> Agility check" in opened[-1]
+    assert ROLL_MY_CHECK not in opened[-1]
+    alice.frames.clear()
     await alice.drain(timeout=2)
     await bob.drain(timeout=0.3)
     rolled = await SceneEvent.objects.filter(kind="roll").afirst()
     assert rolled is not None, "the consumer rolls the check once its window closes"
     assert rolled.public["roll_kind"] == "two_dice_action"
     assert rolled.public["summary"] in _text(bob)
+    closed = turn_panels(alice)
+    assert closed, "the turn panel is pushed again when the window closes"
+    assert "declares a" not in closed[-1] and ROLL_MY_CHECK not in closed[-1]
     await alice.close()
     await bob.close()
 

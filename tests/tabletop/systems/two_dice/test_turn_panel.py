@@ -1,6 +1,7 @@
 """two_dice's turn panel offers only what the rules will take: the acting player's "Roll my
-check" appears once the reaction window has closed (``check_resolve`` refuses it before), and the
-panel is pushed again when the window opens and when it closes."""
+check" appears once the reaction window has closed (``check_resolve`` refuses it before). That the
+panel is pushed when the window opens and when it closes is
+test_checks.py::test_the_check_rolls_by_itself_when_the_window_closes."""
 
 from __future__ import annotations
 
@@ -8,19 +9,15 @@ import html
 from datetime import timedelta
 
 import pytest
-from asgiref.sync import sync_to_async
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from rules.two_dice import ruleset as two_dice_ruleset
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.models import Scene
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.systems.two_dice import checks
-from tests.tabletop.scenes.conftest import connect
 from tests.tabletop.systems.two_dice.tables import start, two_dice_table
-
-ROLL_MY_CHECK = "Roll my check"
+from tests.tabletop.systems.two_dice.test_checks import ROLL_MY_CHECK
 
 
 def _turns_panel(scene_pk: int, viewer: Viewer) -> str:
@@ -76,48 +73,3 @@ def test_roll_my_check_is_offered_only_once_the_window_has_closed():
     event = checks.check_resolve(scene=scene, actor=table.alice, seq=declared.seq)
     assert event.public["roll_kind"] == "two_dice_action"
     assert "declares a" not in _turns_panel(table.scene.pk, alice)
-
-
-def _text(socket) -> str:
-    return html.unescape(socket.everything())
-
-
-def _panels(socket) -> list[str]:
-    """The turn panels pushed to the socket (each frame's panel-turns fragment)."""
-    out = []
-    for frame in socket.frames:
-        text = html.unescape(frame)
-        at = text.find('id="panel-turns"')
-        if at != -1:
-            out.append(text[at:])
-    return out
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("close_db_after")
-async def test_the_panel_is_pushed_when_the_window_opens_and_when_it_closes(monkeypatch):
-    monkeypatch.setattr(two_dice_ruleset, "REACTION_SECONDS_RANGE", (1, 600))
-    table, cast = await sync_to_async(two_dice_table)()
-    table.campaign.ruleset = {"reaction_seconds": 1}
-    await sync_to_async(table.campaign.save)()
-    await sync_to_async(start)(table, cast)
-    alice = await connect(table.alice, table.scene)
-    alice.frames.clear()
-    await alice.send(
-        command="check_declare",
-        character=str(cast["tamsin"].pk),
-        attribute="Agility",
-        difficulty="Normal",
-        resource="Stamina",
-    )
-    await alice.drain(timeout=0.3)
-    opened = _panels(alice)
-    assert opened and "declares a <b>Normal</b> Agility check" in opened[-1]
-    assert ROLL_MY_CHECK not in opened[-1]  # refused while the window is open
-    alice.frames.clear()
-    await alice.drain(timeout=2)  # the window closes: the check rolls by itself
-    assert await SceneEvent.objects.filter(kind="roll").aexists()
-    closed = _panels(alice)
-    assert closed, "the turn panel is pushed again when the window closes"
-    assert "declares a" not in closed[-1] and ROLL_MY_CHECK not in closed[-1]
-    await alice.close()
