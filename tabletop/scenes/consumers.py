@@ -49,6 +49,8 @@ RATE_BURST = 15.0
 MAX_RTT_MS = 60_000
 #: The id a page gives a command (``cid``) to learn how it ended: a short token of its own.
 COMMAND_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+#: The id in a frame refused unread (a flood): as the page writes it, no JSON parse.
+FLOODED_ID = re.compile(r'"cid"\s*:\s*"([A-Za-z0-9_-]{1,40})"')
 
 
 class ClientError(Exception):
@@ -152,12 +154,13 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             return  # a command still in flight after the session ended runs as nobody
         # Every frame costs a token, even one refused unread: garbage can't flood past the limit.
         if not self._take_token():
-            message = "Slow down: too many commands at once. Try again in a moment."
-            try:  # the page waits for its command's answer (its form stays as the user left it)
-                content = self._read(text_data)
-            except Exception:
-                content = None
-            await self._refuse(content, message)
+            # Refused unread; only the command's id is picked out, so the page that waits for
+            # its answer (a composer line) hears of the refusal and may send it again.
+            cid = FLOODED_ID.search(text_data[:MAX_FRAME_BYTES]) if text_data else None
+            await self._refuse(
+                {"cid": cid.group(1)} if cid else None,
+                "Slow down: too many commands at once. Try again in a moment.",
+            )
             return
         try:
             content = self._read(text_data)

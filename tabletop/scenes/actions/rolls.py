@@ -164,18 +164,17 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -
     if event.audience == Audience.SELF:
         raise PermissionDenied("A self roll belongs to its roller.")
     reveal_event(event)
-    roller = event.public.get("roller", "")
     reveal = record_event(
         scene=scene,
         kind="reveal",
         actor=actor,
         parent=event,
         public={
-            "roller": roller,
+            "roller": event.public.get("roller", ""),
             "seq": event.seq,
             # The card reads "The GM revealed their secret roll" / "alice's blind roll".
             "mode": event.public.get("mode", ""),
-            "own": event.actor_id == actor.pk and roller == actor.get_username(),
+            "own": event.actor_id == actor.pk,
         },
     )
     kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))

@@ -54,11 +54,6 @@ def _two_dice_sheet(
     return attribute, value, resource, max(available, 0)
 
 
-def _window_closed(pending: dict[str, Any], now: datetime | None) -> bool:
-    # The panel offers the acting player's "Roll my check" by the same test.
-    return not window_open(pending, now)
-
-
 @scene_action(system=SLUG, what=WHAT)
 def check_declare(
     *,
@@ -292,7 +287,7 @@ def check_resolve(
     with scene_locked(scene) as scene:
         state, tracker = turns_state(scene)
         raw = _waiting(state, seq)
-        if raw is None or not _window_closed(raw, now):
+        if raw is None or window_open(raw, now):
             return None  # rolled, dropped or not due yet: nothing to do
         return _roll(scene, None, state, tracker, rng)
 
@@ -318,7 +313,7 @@ def _rolled_by(
         character = Character.objects.filter(pk=raw["character_id"]).first()
         if character is None or character.owner_id != actor.pk:
             raise PermissionDenied("Only the acting player or the GM rolls this check.")
-        if not _window_closed(raw, now):
+        if window_open(raw, now):
             raise ValidationError(
                 "The others may still react: the check rolls when the "
                 "reaction window closes (or when the GM rolls it)."
@@ -389,7 +384,7 @@ def resolve_due(*, scene: Scene, now: datetime | None = None) -> int:
     """Roll the scene's pending check if its reaction window has closed (the follow-up when the
     window closes, and the heartbeat's safety net); how many events that recorded."""
     pending = (procedure_state(scene, turns_panel.NAME) or {}).get("pending")
-    if not pending or not _window_closed(pending, now):
+    if not pending or window_open(pending, now):
         return 0
     with contextlib.suppress(ValidationError):  # rolled, dropped or closed meanwhile
         return int(check_resolve(scene=scene, actor=None, seq=pending["seq"], now=now) is not None)

@@ -17,24 +17,12 @@ from tabletop.scenes.models import Scene
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.systems.two_dice import checks
 from tests.tabletop.systems.two_dice.tables import start, two_dice_table
-from tests.tabletop.systems.two_dice.test_checks import ROLL_MY_CHECK
+from tests.tabletop.systems.two_dice.test_checks import ROLL_MY_CHECK, declare
 
 
 def _turns_panel(scene_pk: int, viewer: Viewer) -> str:
     scene = Scene.objects.get(pk=scene_pk)
     return html.unescape(str(render_procedure_panels(scene, viewer, oob=False, only=["turns"])[0]))
-
-
-def _declare(table, cast):
-    return checks.check_declare(
-        scene=table.scene,
-        actor=table.alice,
-        character=cast["tamsin"],
-        attribute="Agility",
-        difficulty="Normal",
-        resource="Stamina",
-        targets=[cast["rhee"]],
-    )
 
 
 def _close_window(table) -> None:
@@ -52,7 +40,7 @@ def _close_window(table) -> None:
 def test_roll_my_check_is_offered_only_once_the_window_has_closed():
     table, cast = two_dice_table()
     start(table, cast)
-    declared = _declare(table, cast)
+    declared = declare(table, cast, targets=["rhee"])
     alice = Viewer(table.alice.pk, False)
 
     panel = _turns_panel(table.scene.pk, alice)
