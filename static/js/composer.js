@@ -1,7 +1,7 @@
 // The composer's line, read into the frame it sends: chat, /me, /w, /r /gmr /br /sr, /help.
 // `parse` needs no socket, and no page when ctx gives the limit, so it is tested on its own
-// (tests/tabletop/scenes/test_composer_parser.py runs it under Node). Anything it cannot read comes back as an error
-// for the composer to show, and nothing is sent (the text stays in the box).
+// (tests/tabletop/scenes/test_composer_parser.py runs it under Node). Anything it cannot read
+// comes back as an error for the composer to show, and nothing is sent (the text stays).
 // The one page fact it may read: the longest line the server takes, which the composer's
 // textarea carries as data-limit (rendered from tabletop.scenes.actions.chat.CHAT_LIMIT), when
 // the caller's ctx does not give it. The textarea has no maxlength: that cut a long paste
