@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import itertools
 import json
 import re
 import time
@@ -109,6 +110,9 @@ class SceneClient:
     last_seq: int = 0
     connections: int = 0
     drops: list[str] = field(default_factory=list)
+    #: How each command sent with an id (``command``) ended, by id: the server's "done" frame.
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _ids: Any = field(default_factory=itertools.count)
     _socket: ClientConnection | None = None
     _task: asyncio.Task | None = None
     _closing: bool = False
@@ -141,7 +145,11 @@ class SceneClient:
     def _note(self, frame: str | bytes) -> None:
         text = frame if isinstance(frame, str) else frame.decode()
         if text.startswith("{"):
-            self.controls.append(json.loads(text))
+            control = json.loads(text)
+            if control.get("type") == "done":
+                self.answers[control["cid"]] = control
+            else:
+                self.controls.append(control)
             return
         if match := EVENT_FRAME.match(text):
             seq = int(match.group(1))
@@ -173,6 +181,27 @@ class SceneClient:
     async def roll(self, expression: str = "1d6", mode: str = "public") -> None:
         """What a roll panel's form sends (ws-send: the form's fields as JSON)."""
         await self.send(command="roll", roll_kind="expression", expression=expression, mode=mode)
+
+    def new_id(self) -> str:
+        """A command id as the page makes them: unique to this client."""
+        return f"c{id(self):x}-{next(self._ids)}"
+
+    async def command(self, cid: str | None = None, **fields: Any) -> str:
+        """Send a command with an id (a new one unless ``cid`` is given: a resend) and return
+        the id; its answer lands in ``answers``."""
+        cid = cid or self.new_id()
+        await self.send(cid=cid, **fields)
+        return cid
+
+    async def roll_with_id(self, cid: str | None = None, expression: str = "1d6") -> str:
+        return await self.command(
+            cid, command="roll", roll_kind="expression", expression=expression, mode="public"
+        )
+
+    async def answer(self, cid: str, *, timeout: float = 15) -> dict[str, Any]:
+        """The server's answer to command ``cid`` (waits for it)."""
+        await until(lambda: cid in self.answers, timeout=timeout, what=f"the answer to {cid}")
+        return self.answers[cid]
 
     async def close(self) -> None:
         self._closing = True
