@@ -1,5 +1,8 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
+A page load answers within PAGE_ANSWER_SECONDS, if only with a 503 page saying the server is
+waiting on its database (tabletop/bounded.py).
+
 Sockets pass AllowedHostsOriginValidator (a foreign or missing Origin is refused) and
 AuthMiddlewareStack (the Django session identifies the user) before any consumer runs.
 """
@@ -16,6 +19,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app regi
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from tabletop.bounded import BoundedPages  # noqa: E402
 from tabletop.routing import websocket_urlpatterns  # noqa: E402
 
 #: The collector's young generation: collected every 10,000 new container objects instead of
@@ -25,7 +29,7 @@ GC_YOUNG_THRESHOLD = 10_000
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": BoundedPages(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

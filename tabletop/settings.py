@@ -169,6 +169,28 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Wait for the writer instead of failing with "database is locked" under concurrent clicks.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+#: A request the app has not begun to answer by then gets a 503 page saying the table's server
+#: is waiting on its database (tabletop/bounded.py): a stalled database never holds a page load.
+PAGE_ANSWER_SECONDS = float(os.environ.get("PAGE_ANSWER_SECONDS", "8"))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Bounded waits: a hung or locked database becomes a quick error, never a hang (issue 27).
+    postgres_options = DATABASES["default"].setdefault("OPTIONS", {})
+    # A hung server accepts the TCP connection and never answers: give up, but later than
+    # PAGE_ANSWER_SECONDS, so a page stuck connecting gets the 503 page rather than the 500.
+    postgres_options.setdefault("connect_timeout", int(PAGE_ANSWER_SECONDS) + 2)
+    server_waits = {
+        # A query longer than anyone waits for is cancelled, its thread and locks freed.
+        # DATABASE_STATEMENT_TIMEOUT_SECONDS=0 lifts it (a long migration on a big table).
+        "statement_timeout": f"{int(os.environ.get('DATABASE_STATEMENT_TIMEOUT_SECONDS', '15'))}s",
+        # A command queued behind a scene's row lock that a stuck transaction holds fails fast.
+        "lock_timeout": "5s",
+        # A transaction left open by a frozen process (holding a scene's lock for everyone) is
+        # ended by the server; ours commit in milliseconds.
+        "idle_in_transaction_session_timeout": "10s",
+    }
+    # Sent at connect (libpq "options"); whatever the URL's own options say comes last and wins.
+    ours = " ".join(f"-c {name}={value}" for name, value in server_waits.items())
+    postgres_options["options"] = f"{ours} {postgres_options.get('options', '')}".strip()
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
