@@ -195,11 +195,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+CHANNEL_GROUP_EXPIRY_SECONDS = 3600
 CHANNEL_LAYER_KIND = os.environ.get("CHANNEL_LAYER", "core")  # core | pubsub (with REDIS_URL)
 if REDIS_URL:
     backend = {
-        "core": "channels_redis.core.RedisChannelLayer",
-        "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        # channels_redis's layers, steady through a Redis outage (tabletop/scenes/layers.py).
+        "core": "tabletop.scenes.layers.SteadyRedisChannelLayer",
+        "pubsub": "tabletop.scenes.layers.SteadyRedisPubSubChannelLayer",
     }.get(CHANNEL_LAYER_KIND)
     if backend is None:
         raise ImproperlyConfigured("CHANNEL_LAYER must be 'core' or 'pubsub'.")
@@ -208,18 +210,32 @@ if REDIS_URL:
         # closes every idle socket with 1011 every few seconds (django/channels_redis#422).
         # redis-py's pool stops at 100 connections and then fails calls (MaxConnectionsError):
         # a burst of group_sends, or every socket leaving its groups at shutdown, needs more.
-        "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
+        # A connect to a Redis that is down fails in 2 s, not the OS's minutes; every call on
+        # the layer is bounded by its caller (tabletop/scenes/outbox.py, LAYER_SEND_SECONDS).
+        "hosts": [
+            {
+                "address": REDIS_URL,
+                "socket_timeout": None,
+                "socket_connect_timeout": 2,
+                "max_connections": 1000,
+            }
+        ],
         # Keys start with this: apps (or test runs) sharing one Redis stay apart.
         "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "asgi"),
     }
     if CHANNEL_LAYER_KIND == "core":
         # Messages waiting on a channel before the layer drops more; sockets catch up from the DB.
         layer_config["capacity"] = int(os.environ.get("CHANNEL_LAYER_CAPACITY", "100"))
+        # A dead process's channels leave the groups after an hour (Channels' default: a day);
+        # live sockets join theirs again well before that (tabletop/scenes/beats.py).
+        layer_config["group_expiry"] = CHANNEL_GROUP_EXPIRY_SECONDS
     CHANNEL_LAYERS = {"default": {"BACKEND": backend, "CONFIG": layer_config}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-# How often a scene socket checks the database for events the layer did not deliver.
-SCENE_HEARTBEAT_SECONDS = float(os.environ.get("SCENE_HEARTBEAT_SECONDS", "15"))
+# How often a scene's beat checks the database for events the layer did not deliver and
+# refreshes its sockets' presence (a presence older than 2.5 beats is gone: a player whose
+# process died shows offline within about 30 s).
+SCENE_HEARTBEAT_SECONDS = float(os.environ.get("SCENE_HEARTBEAT_SECONDS", "8"))
 #: Threads that run scenes' commands side by side (tabletop/scenes/outbox.py), each with its own
 #: database connection; fewer than 2: every command on Channels' one database thread. On
 #: PostgreSQL by default; SQLite takes one writer at a time anyway.
@@ -290,5 +306,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.channels.server": {"level": "WARNING"}},
+    # channels_redis's pub/sub receiver logs a traceback every second Redis is down: once a
+    # minute is enough (tabletop/scenes/outage.py says when the outage starts and ends).
+    "filters": {"once_a_minute": {"()": "tabletop.scenes.outage.OncePerMinute"}},
+    "loggers": {
+        "django.channels.server": {"level": "WARNING"},
+        "channels_redis.pubsub": {"filters": ["once_a_minute"]},
+    },
 }

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from typing import Protocol
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
-from tabletop.scenes import actions, outbox
+from tabletop.scenes import actions, outage, outbox
 
 log = logging.getLogger(__name__)
 
@@ -25,39 +27,69 @@ log = logging.getLogger(__name__)
 _jitter = secrets.SystemRandom()
 
 
+#: While the channel layer is down the scenes beat this often: each beat is how sockets learn
+#: of new events then (from the database), so the table still sees a roll within seconds.
+BEAT_WHILE_LAYER_DOWN_SECONDS = 2.0
+
+
 class BeatingSocket(Protocol):
     channel_name: str
+    rtt: int | None
 
     async def beat(self, newest_seq: int) -> None: ...
+
+    async def join_groups(self) -> bool: ...
+
+    async def catch_up_now(self) -> None: ...
 
 
 class SceneBeat:
     def __init__(self, scene_id: int) -> None:
         self.scene_id = scene_id
         self.sockets: set[BeatingSocket] = set()
+        self.shown: tuple | None = None  # who is present, as last broadcast from here
+        self.groups_joined_at = time.monotonic()
         self.task = asyncio.ensure_future(self._run())
 
     async def _run(self) -> None:
         period = settings.SCENE_HEARTBEAT_SECONDS
         await asyncio.sleep(period * (0.5 + _jitter.random() / 2))
         while self.sockets:
-            sockets = list(self.sockets)
-            try:
-                newest = await outbox.run(
-                    actions.scene_heartbeat,
-                    scene_id=self.scene_id,
-                    channel_names=[s.channel_name for s in sockets],
-                )
-            except Exception:  # a failed beat must never stop the next one
-                log.exception("heartbeat of scene %s failed", self.scene_id)
-            else:
-                for socket in sockets:
-                    if socket in self.sockets:
-                        try:
-                            await socket.beat(newest)
-                        except Exception:
-                            log.exception("heartbeat of a socket on scene %s", self.scene_id)
-            await asyncio.sleep(period)
+            await self._beat()
+            down = outage.layer.down
+            await asyncio.sleep(min(period, BEAT_WHILE_LAYER_DOWN_SECONDS) if down else period)
+
+    async def _beat(self) -> None:
+        sockets = list(self.sockets)
+        try:
+            found = await outbox.run(
+                actions.scene_heartbeat,
+                scene_id=self.scene_id,
+                channel_names=[s.channel_name for s in sockets],
+                rtts={s.channel_name: s.rtt for s in sockets},
+            )
+        except (OperationalError, InterfaceError) as exc:
+            outage.database.failed(exc)  # one line for the outage; the next beat tries again
+            return
+        except Exception:  # a failed beat must never stop the next one
+            log.exception("heartbeat of scene %s failed", self.scene_id)
+            return
+        outage.database.answered()
+        if found.present != self.shown:
+            # Someone's process died (their presence went stale) or a round trip changed by a
+            # step a person would notice: the table's lists show it.
+            await _broadcast(self.scene_id, found.present)
+        for socket in sockets:
+            if socket in self.sockets:
+                try:
+                    await socket.beat(found.newest_seq)
+                except Exception:
+                    log.exception("heartbeat of a socket on scene %s", self.scene_id)
+        if time.monotonic() - self.groups_joined_at > settings.CHANNEL_GROUP_EXPIRY_SECONDS / 3:
+            # Group memberships expire (a dead process's channels leave): live ones renew.
+            self.groups_joined_at = time.monotonic()
+            for socket in sockets:
+                await socket.join_groups()
 
 
 _beats: dict[int, SceneBeat] = {}
@@ -115,11 +147,36 @@ async def _announce(scene_id: int) -> None:
     await _broadcast(scene_id)
 
 
-async def _broadcast(scene_id: int) -> None:
+async def _broadcast(scene_id: int, present: tuple | None = None) -> None:
     try:
-        await outbox.run(actions.presence_broadcast, scene_id=scene_id)
-    except Exception:  # the layer or database is down: the next join or leave tries again
+        shown = await outbox.run(actions.presence_broadcast, scene_id=scene_id, present=present)
+    except (OperationalError, InterfaceError) as exc:
+        outage.database.failed(exc)  # the next beat finds the list changed and tries again
+        return
+    except Exception:
         log.exception("presence of scene %s not broadcast", scene_id)
+        return
+    beat = _beats.get(scene_id)
+    if beat is not None:
+        beat.shown = shown
+
+
+def _recover() -> None:
+    """The layer answers again (perhaps an empty Redis, without any group): every socket here
+    joins its groups again and catches up on what the layer did not bring meanwhile."""
+    for beat in list(_beats.values()):
+        if beat.task.get_loop() is not asyncio.get_running_loop():
+            continue
+        for socket in list(beat.sockets):
+            asyncio.ensure_future(_rejoin(socket))
+
+
+async def _rejoin(socket: BeatingSocket) -> None:
+    if await socket.join_groups():
+        await socket.catch_up_now()
+
+
+outage.layer.on_recovery.append(_recover)
 
 
 def local_sockets(scene_id: int) -> int:

@@ -23,10 +23,11 @@ from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import InterfaceError, OperationalError
 
 from rules.core import RulesError
-from tabletop.scenes import actions, beats, outbox, selectors
-from tabletop.scenes.audiences import Viewer, groups_for, scene_group
+from tabletop.scenes import actions, beats, outage, outbox, selectors
+from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.events import REPLAY_LIMIT
 from tabletop.scenes.frames import error_frame
 from tabletop.scenes.sockets import user_sockets_group
@@ -47,10 +48,25 @@ RATE_PER_SECOND = 5.0
 RATE_BURST = 15.0
 #: The longest round trip a page may report (a minute: beyond that it is not a live table).
 MAX_RTT_MS = 60_000
+#: A command is answered within this many seconds of its arrival: done, refused, or (the
+#: database or a lock held it up) "not answering, try again", which is safe: the same command
+#: sent again is recorded once. The command itself may still finish; its answer then follows.
+ANSWER_WITHIN_SECONDS = 5.0
+NOT_ANSWERING = (
+    "The table's server is not answering: this was not made yet. Try again in a moment "
+    "(it will not be made twice)."
+)
+DATABASE_DOWN = (
+    "The table's server cannot reach its database: this was not made. Try again in a moment."
+)
 #: The id a page gives a command (``cid``) to learn how it ended: a short token of its own.
 COMMAND_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: The id in a frame refused unread (a flood): as the page writes it, no JSON parse.
 FLOODED_ID = re.compile(r'"cid"\s*:\s*"([A-Za-z0-9_-]{1,40})"')
+
+
+#: The last item in a socket's command queue: it closed (a frame may be JSON ``null``).
+_CLOSED = object()
 
 
 class ClientError(Exception):
@@ -131,14 +147,19 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.user = user
         self.groups_joined = [*groups_for(self.scene_id, self.viewer)]
         self.groups_joined.append(user_sockets_group(user.pk))
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
+        await self.join_groups()
         self.cursor: int | None = None  # newest seq this socket has (None until "hello")
         self.pending: list[dict[str, Any]] = []  # live events that came before "hello"
         self.tokens = RATE_BURST
         self.tokens_at = time.monotonic()
         self.catching_up = asyncio.Lock()
         self.expected: int | None = None  # the database's newest seq at the previous beat
+        self.rtt: int | None = None  # the round trip the page measured last (ms)
+        # Commands run one at a time in arrival order, apart from the frames' reading: the
+        # rate limit charges a frame when it arrives, not when the one before it is done (a
+        # stall then let a backlog land as a burst the limit refused).
+        self.commands: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
+        self.worker = asyncio.ensure_future(self._work())
         await self.accept()
         await database_sync_to_async(actions.presence_join)(
             scene_id=self.scene_id, user=user, channel_name=self.channel_name
@@ -174,15 +195,43 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if isinstance(content, dict) and content.get("command") == "ping":
+            try:  # answered at once, whatever commands wait: it measures the connection
+                await self.ping(content)
+            except ClientError as exc:
+                await self._refuse(content, str(exc))
+            return
+        self.commands.put_nowait((time.monotonic(), content))
+
+    async def _work(self) -> None:
+        """Run the socket's commands in arrival order, each answered within its bound."""
+        while True:
+            arrived, content = await self.commands.get()
+            if content is _CLOSED:
+                return  # the socket closed and what it had accepted has run
+            if isinstance(content, dict) and content.get("command") == "hello":
+                await self._command(content)  # a long catch-up is not a stall
+                continue
+            running = asyncio.ensure_future(self._command(content))
+            bound = ANSWER_WITHIN_SECONDS - (time.monotonic() - arrived)
+            try:
+                await asyncio.wait_for(asyncio.shield(running), max(bound, 0.05))
+            except TimeoutError:
+                # It may still be made (its own answer then follows); sent again, it is
+                # recorded once. The next command need not wait for it.
+                await self._refuse(content, NOT_ANSWERING, retry=True)
+            except Exception:
+                log.exception("scene command worker")
+
+    async def _command(self, content: Any) -> None:
         try:
             if not isinstance(content, dict):
                 raise ClientError("Message refused: expected a JSON object.")
             command = content.get("command")
             if command == "hello":
                 await self.hello(content)
-            elif command == "ping":
-                await self.ping(content)
             elif isinstance(command, str) and command in actions.COMMANDS:
+                cid = content.get("cid")
                 follow_up = await outbox.run_in_scene(
                     self.scene_id,
                     actions.run_command,
@@ -190,12 +239,17 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                     scene_id=self.scene_id,
                     user=self.user,
                     data=content,
+                    command_id=cid if isinstance(cid, str) and COMMAND_ID.fullmatch(cid) else "",
                 )
                 if follow_up is not None:
                     asyncio.ensure_future(self._later(follow_up))
                 await self._answer(content, error=None)
+                if outage.layer.down:
+                    await self.catch_up_now()  # its own frame did not come by the layer
             else:
                 raise ClientError(f"Unknown command {str(command)[:40]!r}.")
+        except actions.CommandRepeated:
+            await self._answer(content, error=None, repeat=True)
         except ClientError as exc:
             await self._refuse(content, str(exc))
         except PermissionDenied as exc:
@@ -204,12 +258,17 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             await self._refuse(content, " ".join(exc.messages))
         except RulesError as exc:
             await self._refuse(content, str(exc))
+        except (OperationalError, InterfaceError) as exc:
+            outage.database.failed(exc)  # one log line for the outage, not one per command
+            await self._refuse(content, DATABASE_DOWN, retry=True)
         except Exception:
             # A bug behind one command must not drop the player's live table; actions are atomic.
             log.exception("scene command failed")
             await self._refuse(
                 content, "That command failed on the server. Reload if the scene looks stale."
             )
+        else:
+            outage.database.answered()
 
     # --- command helpers ----------------------------------------------------------------------
 
@@ -235,10 +294,21 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         if not hasattr(self, "groups_joined") or self.left:
             return
         self.left = True
+        self.commands.put_nowait((time.monotonic(), _CLOSED))  # what it accepted still runs
         beats.leave(self.scene_id, self)
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        await database_sync_to_async(actions.presence_leave)(channel_name=self.channel_name)
+        if outage.layer.worth_trying():
+            try:
+                for group in self.groups_joined:
+                    await asyncio.wait_for(
+                        self.channel_layer.group_discard(group, self.channel_name),
+                        outbox.LAYER_SEND_SECONDS,
+                    )
+            except Exception as exc:  # down: its groups expire (settings.CHANNEL_LAYERS)
+                outage.layer.failed(exc)
+        try:
+            await database_sync_to_async(actions.presence_leave)(channel_name=self.channel_name)
+        except (OperationalError, InterfaceError) as exc:
+            outage.database.failed(exc)  # its presence row goes stale and drops out
         await beats.announce_departure(self.scene_id)
 
     def _take_token(self) -> bool:
@@ -280,8 +350,34 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             return
         if isinstance(rtt, bool) or not isinstance(rtt, int | float) or not 0 <= rtt <= MAX_RTT_MS:
             raise ClientError(f"ping's rtt is a round trip in milliseconds (0 to {MAX_RTT_MS}).")
-        message = {"type": "scene.latency", "user": self.user.pk, "ms": round(rtt)}
-        await self.channel_layer.group_send(scene_group(self.scene_id), message)
+        # Kept here: the scene's next beat takes it to the table with the presence list, when
+        # it changed by a step a person would notice (a group send per ping cost the table
+        # eight frames every five seconds per member: bench/README.md, "Idle tables").
+        self.rtt = round(rtt)
+
+    async def catch_up_now(self) -> None:
+        """Send what this viewer is missing up to the database's newest seq, now."""
+        if self.cursor is None:
+            return
+        newest = await database_sync_to_async(selectors.scene_last_seq)(scene_id=self.scene_id)
+        async with self.catching_up:
+            if self.cursor < newest:
+                await self._catch_up(newest)
+
+    async def join_groups(self) -> bool:
+        """Join the socket's groups (again, after the layer came back empty); False while the
+        layer is down: the socket stays open and catches up from the database meanwhile."""
+        try:
+            for group in self.groups_joined:
+                await asyncio.wait_for(
+                    self.channel_layer.group_add(group, self.channel_name),
+                    outbox.LAYER_SEND_SECONDS,
+                )
+        except Exception as exc:
+            outage.layer.failed(exc)
+            return False
+        outage.layer.answered()
+        return True
 
     async def _catch_up(self, upto: int) -> None:
         """Send what this viewer may see in (cursor, upto] from the database."""
@@ -315,11 +411,13 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
     async def send_error(self, message: str) -> None:
         await self.send(text_data=error_frame(message))
 
-    async def _refuse(self, content: Any, message: str) -> None:
+    async def _refuse(self, content: Any, message: str, *, retry: bool = False) -> None:
         await self.send_error(message)
-        await self._answer(content, error=message)
+        await self._answer(content, error=message, retry=retry)
 
-    async def _answer(self, content: Any, *, error: str | None) -> None:
+    async def _answer(
+        self, content: Any, *, error: str | None, retry: bool = False, repeat: bool = False
+    ) -> None:
         """Tell the page how the command it named (``cid``) ended: done, or refused and why.
         The page keeps a form or the composer's line as the user left it until it is done, so
         a refused roll is fixed and sent again, never reset (a hidden mode back to public)."""
@@ -329,6 +427,10 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         answer: dict[str, Any] = {"type": "done", "cid": cid}
         if error is not None:
             answer["error"] = error
+        if retry:
+            answer["retry"] = True  # not made (or not yet): the same id may be sent again
+        if repeat:
+            answer["repeat"] = True  # made before, under the same id: not made again
         await self.send_json(answer)
 
     # --- channel-layer handlers ---------------------------------------------------------------
@@ -349,9 +451,6 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                 await self.send(text_data=message["html"])
             self.cursor = seq
 
-    async def scene_latency(self, message: dict[str, Any]) -> None:
-        await self.send_json({"type": "latency", "user": message["user"], "ms": message["ms"]})
-
     async def scene_presence(self, message: dict[str, Any]) -> None:
         await self.send(text_data=message["html"])
 
@@ -370,6 +469,6 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
     ) -> None:
-        if self.ended:
-            return  # the session ended: not one more frame
+        if self.ended or self.left:
+            return  # the session ended, or the socket closed: not one more frame
         await super().send(text_data=text_data, bytes_data=bytes_data, close=close)

@@ -168,6 +168,24 @@ def checks_as_seen() -> bool:
 
 
 _one_write: ContextVar[bool] = ContextVar("one_write", default=False)
+_command: ContextVar[list[str] | None] = ContextVar("scene_command", default=None)
+
+
+@contextlib.contextmanager
+def written_by(command_id: str) -> Iterator[None]:
+    """The first event recorded inside is the one command ``command_id`` wrote (one attempt
+    at it): the database holds a command id once per scene, so the same command sent again
+    cannot be recorded twice (``actions.run_command``)."""
+    token = _command.set([command_id] if command_id else None)
+    try:
+        yield
+    finally:
+        _command.reset(token)
+
+
+def written_already(*, scene_id: int, command_id: str) -> bool:
+    """Whether command ``command_id`` has written an event on the scene."""
+    return SceneEvent.objects.filter(scene_id=scene_id, command_id=command_id).exists()
 
 
 class SceneMoved(Exception):
@@ -244,6 +262,8 @@ def record_event(
     recipients = sorted(set(recipients))
     if bool(recipients) != (audience == Audience.WHISPER):
         raise ValueError("A whisper, and only a whisper, names its recipients.")
+    pending = _command.get()
+    command_id = pending.pop() if pending else ""  # the command's first event carries its id
     commitment, nonce = "", ""
     if secret and audience not in (Audience.EVERYONE, Audience.WHISPER):
         commitment, nonce = commit(secret)
@@ -264,6 +284,7 @@ def record_event(
             parent=parent,
             recipients=recipients,
             created_at=created_at,
+            command_id=command_id,
         )
         if ledger.in_chain(audience):
             # The entry is frozen now: later spends may amend ``public``, never the chain.

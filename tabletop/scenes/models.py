@@ -89,10 +89,21 @@ class SceneEvent(models.Model):
     # blind), frozen even when later spends change ``public``, and that entry's hash.
     ledger = models.JSONField(null=True, blank=True)
     ledger_hash = models.CharField(max_length=64, blank=True, default="")
+    # The command that wrote this event, as "<sender's user id>:<the page's command id>", on the
+    # first event a command records: a command sent again (a resend after a reconnect, a retry
+    # after a timeout) finds it and is answered as done, never made twice.
+    command_id = models.CharField(max_length=60, blank=True, default="")
 
     class Meta:
         ordering = ["scene", "seq"]
-        constraints = [models.UniqueConstraint(fields=["scene", "seq"], name="gapless_scene_seq")]
+        constraints = [
+            models.UniqueConstraint(fields=["scene", "seq"], name="gapless_scene_seq"),
+            models.UniqueConstraint(
+                fields=["scene", "command_id"],
+                condition=~models.Q(command_id=""),
+                name="scene_command_once",
+            ),
+        ]
         indexes = [models.Index(fields=["scene", "seq"])]
 
     def __str__(self) -> str:
@@ -106,6 +117,8 @@ class Presence(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     channel_name = models.CharField(max_length=200, unique=True)
     last_seen = models.DateTimeField()
+    # The round trip its page measured last (ms), brought by the scene's beat.
+    rtt_ms = models.PositiveIntegerField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.user} on {self.scene}"

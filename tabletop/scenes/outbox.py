@@ -28,13 +28,19 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import InterfaceError, OperationalError, close_old_connections, connections
+
+from tabletop.scenes import outage
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 Message = tuple[str, dict[str, Any]]
+
+#: The longest a send to the layer may take before it counts as failed (a stalled Redis held
+#: sends for as long as it stalled; a socket catches up from the database instead).
+LAYER_SEND_SECONDS = 2.0
 
 _outbox: ContextVar[list[Message] | None] = ContextVar("scene_outbox", default=None)
 _locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
@@ -67,7 +73,8 @@ def _flush_lock() -> asyncio.Lock:
 
 async def run(func: Callable[..., T], /, **kwargs: Any) -> T:
     """Run a sync action on the database thread; send what it broadcast from this loop."""
-    return await _collecting(lambda: database_sync_to_async(func)(**kwargs), _flush_lock())
+    call = partial(_once_more_if_stale, func, **kwargs)
+    return await _collecting(lambda: database_sync_to_async(call)(), _flush_lock())
 
 
 async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) -> T:
@@ -76,8 +83,10 @@ async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) 
     With ``SCENE_COMMAND_THREADS`` (PostgreSQL), scenes' commands run side by side on a small
     pool of threads (each with its own connection): one scene's wait for the database no longer
     holds up every other scene. Work on one scene stays in order: it waits for the scene's
-    previous call AND that call's broadcast (a lock per scene, first come first served), so
-    each group still receives a scene's seqs in order.
+    previous call (a lock per scene, first come first served), and its broadcast goes out
+    after the previous call's (``_after_previous``), so each group still receives a scene's
+    seqs in order. The lock is not held for the broadcast: no command waits on the network
+    (a stalled Redis held every later command of the scene behind it).
     """
     pool = _pool()
     if pool is None:
@@ -91,9 +100,20 @@ async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) 
         # (Django's connections are per thread) and cost a fifth more per hop (bench/README.md).
         return loop.run_in_executor(pool, contextvars.copy_context().run, call)
 
-    # The scene's lock orders its flushes: other scenes' flushes need not wait for this one.
-    async with _scene_lock(scene_id):
-        return await _collecting(on_pool, None)
+    box: list[Message] = []
+    token = _outbox.set(box)
+    queued = None
+    try:
+        async with _scene_lock(scene_id):
+            try:
+                return await on_pool()
+            finally:
+                # Still under the lock: the scene's broadcasts line up in its calls' order.
+                queued = _queue_flush(scene_id)
+    finally:
+        _outbox.reset(token)
+        if queued is not None:
+            await _after_previous(scene_id, *queued, box)
 
 
 async def _collecting(call: Callable[[], Awaitable[T]], order: asyncio.Lock | None) -> T:
@@ -110,11 +130,55 @@ async def _collecting(call: Callable[[], Awaitable[T]], order: asyncio.Lock | No
                 await _flush(box)
 
 
+_flush_tails: dict[tuple[asyncio.AbstractEventLoop, int], asyncio.Future] = {}
+
+
+def _queue_flush(scene_id: int) -> tuple[asyncio.Future | None, asyncio.Future]:
+    """Take the scene's next place in its line of broadcasts: (the one before, this one)."""
+    loop = asyncio.get_running_loop()
+    mine = loop.create_future()
+    previous = _flush_tails.get((loop, scene_id))
+    _flush_tails[(loop, scene_id)] = mine
+    return previous, mine
+
+
+async def _after_previous(
+    scene_id: int, previous: asyncio.Future | None, mine: asyncio.Future, box: list[Message]
+) -> None:
+    try:
+        if previous is not None:
+            await asyncio.shield(previous)  # each send is bounded (``_flush``): so is the wait
+        if box:
+            await _flush(box)
+    finally:
+        mine.set_result(None)
+        key = (asyncio.get_running_loop(), scene_id)
+        if _flush_tails.get(key) is mine:
+            del _flush_tails[key]  # nobody queued behind: the line is empty
+
+
 #: A pool thread's connection that was tidied (checked, recycled when too old) this recently
 #: goes straight to work: Django's tidying before every call also made the next query pay a
 #: ``SELECT 1`` health check, a round trip per command (bench/README.md).
 TIDY_EVERY_SECONDS = 1.0
 _tidied = threading.local()
+
+
+def _once_more_if_stale(func: Callable[..., T], /, **kwargs: Any) -> T:
+    """Call ``func``; if it failed because its database connection had died (PostgreSQL
+    restarted: the first call on each pooled connection met a closed socket), call it once
+    more on a new connection. Safe: it wrote nothing on a dead connection, and a command that
+    might have committed is recorded once whatever happens (``actions.run_command``)."""
+    try:
+        return func(**kwargs)
+    except (OperationalError, InterfaceError):
+        if all(c.connection is None or c.is_usable() for c in connections.all()):
+            raise  # the connection is fine: the statement itself failed (a timeout...)
+        close_old_connections()
+        for connection in connections.all(initialized_only=True):
+            if connection.connection is not None and not connection.is_usable():
+                connection.close()
+        return func(**kwargs)
 
 
 def _tidy_call(func: Callable[..., T], /, **kwargs: Any) -> T:
@@ -125,7 +189,7 @@ def _tidy_call(func: Callable[..., T], /, **kwargs: Any) -> T:
         close_old_connections()
         _tidied.at = now
     try:
-        return func(**kwargs)
+        return _once_more_if_stale(func, **kwargs)
     finally:
         if any(c.errors_occurred for c in connections.all(initialized_only=True)):
             close_old_connections()  # a broken connection is closed now, not reused
@@ -188,12 +252,16 @@ async def _flush(box: list[Message]) -> None:
     players'): each socket takes one frame of an event at most, so their order between groups
     is nobody's, and a publish is a round trip to Redis."""
     layer = get_channel_layer()
+    if not outage.layer.worth_trying():
+        return  # down: the events are committed, and sockets catch up from the database
 
     async def send(group: str, message: dict[str, Any]) -> None:
         try:
-            await layer.group_send(group, message)
-        except Exception:
-            log.exception("scene message not sent to %s", group)
+            await asyncio.wait_for(layer.group_send(group, message), LAYER_SEND_SECONDS)
+        except Exception as exc:  # one log line per outage (``outage``), not one per message
+            outage.layer.failed(exc)
+        else:
+            outage.layer.answered()
 
     for _event, batch in itertools.groupby(box, key=_event_of):
         await asyncio.gather(*(send(group, message) for group, message in batch))

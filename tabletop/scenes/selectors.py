@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import connections, router
 from django.utils import timezone
 
@@ -16,8 +18,6 @@ from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_frame, visible_events
 from tabletop.scenes.models import Presence, Scene
 from tabletop.scenes.panels import render_panels
-
-PRESENCE_STALE_AFTER = timedelta(seconds=50)
 
 
 class _SceneRead(sql.WrittenOnce[tuple[str, sql.Converters]]):
@@ -105,17 +105,51 @@ def replay_frames(
     return frames
 
 
-def online_users(*, scene_id: int) -> list[Any]:
-    """Members with a live socket on the scene, in name order."""
-    fresh = timezone.now() - PRESENCE_STALE_AFTER
-    presences = (
+def presence_stale_after() -> timedelta:
+    """A socket whose presence was not refreshed for this long is gone (its process died): two
+    and a half beats, so a dead player shows offline within about 30 s of the default beat."""
+    return timedelta(seconds=settings.SCENE_HEARTBEAT_SECONDS * 2.5)
+
+
+@dataclass(frozen=True)
+class Present:
+    """A member with a live socket on the scene, and their round trip (ms, when known), rounded
+    to a step a person would notice: the list is sent again only when what it shows changes."""
+
+    pk: int
+    name: str
+    rtt_ms: int | None
+
+    @property
+    def speed(self) -> str:
+        if self.rtt_ms is None:
+            return ""
+        return "good" if self.rtt_ms < 150 else "fair" if self.rtt_ms < 400 else "slow"
+
+
+def noticeable(ms: int | None) -> int | None:
+    """A round trip rounded to what a person tells apart: 10 ms under 100, 50 under 1,000,
+    then 250."""
+    if ms is None:
+        return None
+    step = 10 if ms < 100 else 50 if ms < 1000 else 250
+    return round(ms / step) * step or ms
+
+
+def online_users(*, scene_id: int) -> list[Present]:
+    """Members with a live socket on the scene (a presence refreshed within
+    ``presence_stale_after``), in name order, with their best round trip."""
+    fresh = timezone.now() - presence_stale_after()
+    rows = (
         Presence.objects.filter(scene_id=scene_id, last_seen__gte=fresh)
-        .select_related("user")
         .order_by("user__username")
+        .values_list("user_id", "user__username", "rtt_ms")
     )
-    seen: dict[int, Any] = {}
-    for presence in presences:
-        seen.setdefault(presence.user_id, presence.user)
+    seen: dict[int, Present] = {}
+    for user_id, name, rtt in rows:
+        known = seen.get(user_id)
+        best = min((ms for ms in (rtt, known and known.rtt_ms) if ms is not None), default=None)
+        seen[user_id] = Present(user_id, name, noticeable(best))
     return list(seen.values())
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError
 
 from tabletop.scenes import access, commands, events
 from tabletop.scenes.access import foe_for
@@ -48,9 +49,44 @@ commands.register(*chat.COMMANDS, *rolls.COMMANDS, *spends.COMMANDS, *turns.COMM
 COMMANDS = commands.COMMANDS
 
 
-def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any]) -> FollowUp | None:
+class CommandRepeated(Exception):
+    """The command was recorded already: the same command sent again (a resend after a
+    reconnect, a retry after a timeout). It was made once; the sender hears it is done."""
+
+
+def run_command(
+    *,
+    command: str,
+    scene_id: int,
+    user: Any,
+    data: dict[str, Any],
+    command_id: str = "",
+) -> FollowUp | None:
     """Dispatch one websocket command to its action (the consumer's only entry point). A
     returned ``FollowUp`` is due work to run when a window the command opened closes.
+
+    ``command_id`` is the page's id for the command: its first event holds it (with the
+    sender's user id), once per scene, so a command sent again is never made twice: its write
+    fails on that and it raises ``CommandRepeated``. A frame that says it is sent ``again`` is
+    checked first, as a repeat must not be refused by what its first run changed (a benny it
+    already spent)."""
+    key = f"{user.pk}:{command_id}" if command_id else ""
+    if (
+        key
+        and data.get("again") is True
+        and events.written_already(scene_id=scene_id, command_id=key)
+    ):
+        raise CommandRepeated(command_id)
+    try:
+        return _run(command, scene_id, user, data, key)
+    except IntegrityError:
+        if key and events.written_already(scene_id=scene_id, command_id=key):
+            raise CommandRepeated(command_id) from None
+        raise
+
+
+def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str) -> Any:
+    """One command, on the scene as last seen when it can be.
 
     A command whose event checks the scene it went by (``Command.checks_scene``) runs on the
     scene as this process last saw it, without reading it; if its write finds the scene, its
@@ -62,7 +98,8 @@ def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any])
     if scene is not None:
         seq = scene.last_seq
         try:
-            result = commands.run_command(command=command, scene=scene, user=user, data=data)
+            with events.written_by(key):
+                result = commands.run_command(command=command, scene=scene, user=user, data=data)
         except (events.SceneMoved, ValidationError, PermissionDenied):
             access.forget_scene(scene_id)
             if scene.last_seq != seq:
@@ -74,7 +111,8 @@ def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any])
             access.saw_scene(scene)
             return result
     scene = access.open_scene(scene_id, user=user)
-    result = commands.run_command(command=command, scene=scene, user=user, data=data)
+    with events.written_by(key):
+        result = commands.run_command(command=command, scene=scene, user=user, data=data)
     if checked:
         access.saw_scene(scene)
     return result
@@ -83,6 +121,7 @@ def run_command(*, command: str, scene_id: int, user: Any, data: dict[str, Any])
 __all__ = [
     "ADJUSTABLE",
     "COMMANDS",
+    "CommandRepeated",
     "chat_say",
     "ROLL_MODES",
     "FollowUp",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign
@@ -63,16 +65,18 @@ def scene_close(*, scene: Scene, actor: Any) -> Scene:
 # --- presence ------------------------------------------------------------------------------------
 
 
-def presence_broadcast(*, scene_id: int) -> None:
-    """Send who is on the scene now to all its sockets (``beats`` calls it once for a burst of
-    joins and leaves)."""
+def presence_broadcast(
+    *, scene_id: int, present: tuple[selectors.Present, ...] | None = None
+) -> tuple[selectors.Present, ...]:
+    """Send who is on the scene (``present``, or as the database has it now) to all its
+    sockets, and return it (``beats`` calls this once for a burst of joins and leaves, and
+    when its beat finds the list changed: a member gone with their process, a round trip)."""
     scene = Scene.objects.select_related("campaign").get(pk=scene_id)
-    html = presence_frame(
-        scene_id=scene_id,
-        users=selectors.online_users(scene_id=scene_id),
-        gm_id=scene.campaign.gm_id,
-    )
+    if present is None:
+        present = tuple(selectors.online_users(scene_id=scene_id))
+    html = presence_frame(scene_id=scene_id, users=list(present), gm_id=scene.campaign.gm_id)
     outbox.group_send(scene_group(scene_id), {"type": "scene.presence", "html": html})
+    return present
 
 
 def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:
@@ -88,21 +92,41 @@ def presence_leave(*, channel_name: str) -> None:
     Presence.objects.filter(channel_name=channel_name).delete()
 
 
-def scene_heartbeat(*, scene_id: int, channel_names: list[str]) -> int:
-    """One process's beat for one scene: keep its sockets' presence fresh, settle what is due
-    (spend windows, unattended checks: the safety net when the process that scheduled them
-    died) and return the scene's newest seq, which each socket compares with what it has.
+@dataclass(frozen=True)
+class Heartbeat:
+    """What one beat found: the scene's newest seq, and who is present as the table sees it."""
+
+    newest_seq: int
+    present: tuple[selectors.Present, ...]
+
+
+def scene_heartbeat(
+    *, scene_id: int, channel_names: list[str], rtts: dict[str, int | None] | None = None
+) -> Heartbeat:
+    """One process's beat for one scene: keep its sockets' presence fresh (with the round trip
+    each page measured last, ``rtts``), settle what is due (spend windows, unattended checks:
+    the safety net when the process that scheduled them died), and return the scene's newest
+    seq, which each socket compares with what it has, and who is present now.
 
     One call per scene per process, not per socket: with every socket beating on its own, 800
     sockets made four database calls each and the scene work was repeated by every socket of
     the scene (bench/README.md)."""
     if channel_names:
-        Presence.objects.filter(channel_name__in=channel_names).update(last_seen=timezone.now())
-    # The scene and its campaign in the one statement every command reads them with: a beat
-    # of a quiet scene is this and the presence UPDATE (it was five statements).
+        fresh: dict[str, Any] = {"last_seen": timezone.now()}
+        known = {c: ms for c, ms in (rtts or {}).items() if ms is not None}
+        if known:
+            fresh["rtt_ms"] = Case(
+                *(When(channel_name=c, then=Value(ms)) for c, ms in known.items()),
+                default=F("rtt_ms"),
+                output_field=PositiveIntegerField(),
+            )
+        Presence.objects.filter(channel_name__in=channel_names).update(**fresh)
+    # The scene and its campaign in the one statement every command reads them with.
     scene = selectors.scene_with_campaign(scene_id=scene_id)
     if scene is None:
         raise Scene.DoesNotExist(f"scene {scene_id} is gone")
+    newest = scene.last_seq
     if settle_due_in(scene):
-        return selectors.scene_last_seq(scene_id=scene_id)  # what settling recorded
-    return scene.last_seq
+        newest = selectors.scene_last_seq(scene_id=scene_id)  # what settling recorded
+    # Who is present: a member whose process died drops out here once their presence is stale.
+    return Heartbeat(newest, tuple(selectors.online_users(scene_id=scene_id)))

@@ -55,11 +55,11 @@ def test_environment_selects_postgres_and_redis():
     assert settings_value("settings.DATABASES['default']['ENGINE']", PRODUCTION_ENV) == (
         "django.db.backends.postgresql"
     )
-    assert "channels_redis.core.RedisChannelLayer" in settings_value(
+    assert "tabletop.scenes.layers.SteadyRedisChannelLayer" in settings_value(
         "settings.CHANNEL_LAYERS['default']['BACKEND']", PRODUCTION_ENV
     )
     pubsub = dict(PRODUCTION_ENV, CHANNEL_LAYER="pubsub")
-    assert "pubsub" in settings_value("settings.CHANNEL_LAYERS['default']['BACKEND']", pubsub)
+    assert "PubSub" in settings_value("settings.CHANNEL_LAYERS['default']['BACKEND']", pubsub)
 
 
 def test_embedded_defaults_are_sqlite_and_in_memory():

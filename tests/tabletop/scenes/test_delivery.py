@@ -40,9 +40,9 @@ async def test_one_beat_serves_every_socket_of_the_scene(table, quick_beat, monk
     calls: list[list[str]] = []
     real = actions.scene_heartbeat
 
-    def counting(*, scene_id, channel_names):
+    def counting(*, scene_id, channel_names, rtts=None):
         calls.append(sorted(channel_names))
-        return real(scene_id=scene_id, channel_names=channel_names)
+        return real(scene_id=scene_id, channel_names=channel_names, rtts=rtts)
 
     monkeypatch.setattr(actions, "scene_heartbeat", counting)
     socks = [await connect(user, table.scene) for user in (table.gm, table.alice, table.bob)]
@@ -182,7 +182,7 @@ def test_the_heartbeat_action_refreshes_only_the_sockets_it_names(table):
         scene=scene, actor=table.alice, roll_kind="expression", data={"expression": "d6"}
     )
 
-    newest = actions.scene_heartbeat(scene_id=scene.pk, channel_names=["here"])
+    newest = actions.scene_heartbeat(scene_id=scene.pk, channel_names=["here"]).newest_seq
 
     assert newest == Scene.objects.get(pk=scene.pk).last_seq
     assert Presence.objects.get(channel_name="here").last_seen > old
@@ -193,9 +193,9 @@ async def test_a_table_opening_together_gets_one_presence_broadcast(table, monke
     calls: list[int] = []
     real = actions.presence_broadcast
 
-    def counting(*, scene_id):
+    def counting(*, scene_id, present=None):
         calls.append(scene_id)
-        return real(scene_id=scene_id)
+        return real(scene_id=scene_id, present=present)
 
     monkeypatch.setattr(actions, "presence_broadcast", counting)
     gm, alice, bob = await asyncio.gather(

@@ -53,12 +53,13 @@ def test_the_scene_read_says_who_is_not_a_member_and_what_does_not_exist():
 
 
 @pytest.mark.django_db
-def test_a_quiet_scenes_heartbeat_is_two_statements(django_assert_num_queries):
+def test_a_quiet_scenes_heartbeat_is_three_statements(django_assert_num_queries):
     table = make_table(system="two_dice")
     old = timezone.now() - timedelta(minutes=5)
     Presence.objects.create(scene=table.scene, user=table.alice, channel_name="a", last_seen=old)
-    with django_assert_num_queries(2):  # the presence UPDATE, the scene with its campaign
-        newest = actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=["a"])
+    # The presence UPDATE, the scene with its campaign, and who is present now.
+    with django_assert_num_queries(3):
+        newest = actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=["a"]).newest_seq
     assert newest == Scene.objects.get(pk=table.scene.pk).last_seq
     assert Presence.objects.get(channel_name="a").last_seen > old
 
@@ -76,7 +77,8 @@ def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
         return 1
 
     monkeypatch.setattr("tabletop.scenes.actions.scenes.settle_due_in", settle)
-    assert actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=[]) == before + 1
+    beat = actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=[])
+    assert beat.newest_seq == before + 1
 
 
 @pytest.mark.django_db

@@ -1,39 +1,71 @@
-"""Each member's round trip: the page pings over its socket, the server answers at once and
-passes the trip the page measured on to everyone at the table (the presence list shows it)."""
+"""Each member's round trip: the page pings over its socket, the server answers at once, and
+the scene's next beat takes the trip the page measured to the table with the presence list,
+only when it changed by a step a person would notice (a frame per ping to every member was
+most of what an idle table cost: bench/README.md, "Idle tables")."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 
 import pytest
 
 from tabletop.scenes.consumers import MAX_RTT_MS
 from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.selectors import noticeable
 from tests.tabletop.scenes.conftest import connect
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
+
+BEAT = 0.2
 
 
 def controls(frames: list[str]) -> list[dict]:
     return [json.loads(f) for f in frames if f.startswith("{")]
 
 
-async def test_a_ping_is_answered_and_its_measured_trip_reaches_the_table(table):
+def shown_rtt(frames: list[str], user_id: int) -> list[str]:
+    """The round trip each presence list among ``frames`` shows for the user, in order."""
+    pattern = re.compile(rf'data-rtt-for="{user_id}"(?: data-rtt-ms="(\d+)")?')
+    return [m.group(1) or "" for f in frames if 'id="presence"' in f for m in pattern.finditer(f)]
+
+
+async def test_a_ping_is_answered_and_its_trip_reaches_the_table_with_the_next_beat(
+    table, settings
+):
+    settings.SCENE_HEARTBEAT_SECONDS = BEAT
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)
+    await asyncio.sleep(3 * BEAT)
+    for sock in (gm, alice, bob):
+        await sock.drain()
     await alice.send(command="ping", t=1234.5)
     assert controls(await alice.drain()) == [{"type": "pong", "t": 1234.5}]
-    assert controls(await gm.drain()) == []  # nothing measured yet: nothing to tell
 
     await alice.send(command="ping", t=6234.5, rtt=41.6)
-    assert {"type": "pong", "t": 6234.5} in controls(await alice.drain())
-    said = {"type": "latency", "user": table.alice.pk, "ms": 42}
+    assert {"type": "pong", "t": 6234.5} in controls(await alice.drain(timeout=3 * BEAT))
     for sock in (gm, bob):
-        assert controls(await sock.drain()) == [said]
+        frames = await sock.drain(timeout=3 * BEAT)
+        assert controls(frames) == []  # no frame per ping
+        assert shown_rtt(frames, table.alice.pk) == ["40"]  # 42 ms, to the nearest 10
+
+    # A change nobody would notice is not sent again; one they would is, with the next beat.
+    await alice.send(command="ping", t=7000, rtt=44)
+    assert shown_rtt(await gm.drain(timeout=3 * BEAT), table.alice.pk) == []
+    await alice.send(command="ping", t=8000, rtt=312)
+    assert shown_rtt(await gm.drain(timeout=3 * BEAT), table.alice.pk) == ["300"]
     assert await SceneEvent.objects.filter(scene=table.scene).acount() == 1  # stores nothing
     for sock in (gm, alice, bob):
         await sock.close()
+
+
+@pytest.mark.parametrize(
+    ("ms", "shown"), [(0, 0), (4, 4), (42, 40), (96, 100), (312, 300), (1100, 1000), (5555, 5500)]
+)
+def test_a_round_trip_is_shown_to_a_step_a_person_tells_apart(ms, shown):
+    assert noticeable(ms) == shown
 
 
 @pytest.mark.parametrize(
@@ -54,6 +86,6 @@ async def test_a_bad_ping_gets_an_error_and_tells_nobody(table, frame):
     await alice.send(command="ping", **frame)
     frames = await alice.drain()
     assert any('class="error"' in f for f in frames), frames
-    assert not any('"latency"' in f for f in await gm.drain())
+    assert controls(await gm.drain()) == []
     for sock in (gm, alice):
         await sock.close()

@@ -447,7 +447,7 @@ async def open_fresh(client, scene) -> Socket:
 @sync_to_async
 def at_the_table(scene) -> list[str]:
     """Who the presence list shows on ``scene``."""
-    return [user.username for user in selectors.online_users(scene_id=scene.pk)]
+    return [user.name for user in selectors.online_users(scene_id=scene.pk)]
 
 
 @sync_to_async
