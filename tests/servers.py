@@ -1,5 +1,5 @@
-"""Real processes for tests: daphne serving the app, a private redis-server, and throw-away
-PostgreSQL databases.
+"""Real processes for tests: daphne serving the app, a private redis-server, throw-away
+PostgreSQL databases, and a private PostgreSQL server that a test may restart or pause.
 
 No Django at import (tests/rules runs with ``-p no:django``): everything here talks to the app
 through subprocesses (``manage.py``, daphne) and the network. The browser tests and the
@@ -13,11 +13,13 @@ on the same database and channel layer (another port), and ``kill()``/``stop()``
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import uuid
@@ -312,3 +314,223 @@ class Postgres:
 
 def unique_name(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+# --- a private PostgreSQL server ----------------------------------------------------------------
+
+
+def postgres_bin_dir() -> Path | None:
+    """Where initdb and postgres are: on PATH, else Debian's newest /usr/lib/postgresql/N/bin
+    (the postgresql package leaves them off PATH)."""
+    found = shutil.which("initdb")
+    if found:
+        return Path(found).resolve().parent
+    versions = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda initdb: int(initdb.parts[-3]) if initdb.parts[-3].isdigit() else 0,
+    )
+    return versions[-1].parent if versions else None
+
+
+def private_postgres_unavailable() -> str | None:
+    """Why a private PostgreSQL cannot start here (a skip reason), or None."""
+    if postgres_bin_dir() is None:
+        return "needs PostgreSQL's initdb (Debian: apt install postgresql)"
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "PostgreSQL refuses to run as root, and there is no postgres user to run it as"
+    return None
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes under ``pid`` (a postmaster's backends and workers), from /proc."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+            ppid = int(stat.read_text().rpartition(")")[2].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # the process ended while we looked
+        parents.setdefault(ppid, []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found.extend(children)
+        todo.extend(children)
+    return found
+
+
+@dataclass
+class PrivatePostgres(Postgres):
+    """A throw-away PostgreSQL server on its own port (never the shared one), trust auth, TCP on
+    127.0.0.1 only, which a test may restart or pause. Runs as the ``postgres`` user when we are
+    root (PostgreSQL refuses root). Its data lives in ``base`` under the system's temp dir:
+    pytest's own temp dirs are root's alone (0700), which the postgres user cannot enter."""
+
+    port: int
+    base: Path
+    log_path: Path
+    process: subprocess.Popen | None = None
+    _paused: list[int] = field(default_factory=list)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.base / "data"
+
+    def _as_owner(self) -> dict[str, object]:
+        """Popen arguments that run a program as the data directory's owner."""
+        if os.geteuid() != 0:
+            return {}
+        owner = pwd.getpwnam("postgres")
+        return {"user": owner.pw_uid, "group": owner.pw_gid, "extra_groups": []}
+
+    def own_base(self) -> None:
+        """Give ``base`` to the user postgres runs as (it writes there)."""
+        if os.geteuid() == 0:
+            owner = pwd.getpwnam("postgres")
+            os.chown(self.base, owner.pw_uid, owner.pw_gid)
+
+    def init(self) -> None:
+        self.own_base()
+        result = subprocess.run(
+            [
+                str(postgres_bin_dir() / "initdb"),
+                "-D",
+                str(self.data_dir),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--no-locale",
+                "--encoding=UTF8",
+                "--no-sync",  # a test server: no fsync of the new files (seconds saved)
+            ],
+            cwd=self.base,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            **self._as_owner(),
+        )
+        if result.returncode != 0:
+            raise RuntimeError("initdb failed: " + result.stdout + result.stderr)
+
+    def start(self) -> None:
+        log = open(self.log_path, "a")  # noqa: SIM115 - the child keeps its own copy
+        try:
+            self.process = subprocess.Popen(
+                [
+                    str(postgres_bin_dir() / "postgres"),
+                    "-D",
+                    str(self.data_dir),
+                    "-p",
+                    str(self.port),
+                    "-c",
+                    "listen_addresses=127.0.0.1",
+                    "-c",
+                    "unix_socket_directories=",  # TCP only: no socket file in a shared dir
+                    "-c",
+                    "fsync=off",  # a test server: a crash of the machine may lose it
+                ],
+                cwd=self.base,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                **self._as_owner(),
+            )
+        finally:
+            log.close()
+        deadline = time.monotonic() + 30
+        while not self.answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("postgres did not start: " + self.log_path.read_text())
+            time.sleep(0.1)
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        """A fast shutdown (SIGINT, as ``pg_ctl stop -m fast``): open transactions roll back and
+        every connection is closed; SIGKILL if it hangs."""
+        if not self.running:
+            return
+        self.resume()  # a stopped process would not handle the signal
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def restart(self) -> None:
+        """Fast shutdown, then start again on the same port and data: every open connection is
+        cut, as when an operator restarts the database under a running site."""
+        self.stop()
+        self.start()
+
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): the postmaster first, so it forks nothing new, then every
+        backend and worker. The kernel still accepts TCP connections and ACKs what clients
+        send, but nothing answers: a hung database, not a dead one."""
+        assert self.running and not self._paused, "pause a running server once"
+        self.process.send_signal(signal.SIGSTOP)
+        self._paused = [self.process.pid]
+        for pid in _descendants(self.process.pid):
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                continue
+            self._paused.append(pid)
+
+    def resume(self) -> None:
+        """Undo ``pause`` (SIGCONT to every process it stopped); nothing if not paused."""
+        paused, self._paused = self._paused, []
+        for pid in reversed(paused):  # the postmaster last: its backends are running by then
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                continue
+
+    def ensure_running(self) -> None:
+        """Resumed and answering again, whatever a test left it as (stopped, paused)."""
+        self.resume()
+        if not self.answers():
+            self.restart()
+
+    def remove(self) -> None:
+        """Stop the server and delete its data."""
+        self.stop()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def start_postgres(tmp_path: Path, *, copy_of: PrivatePostgres | None = None) -> PrivatePostgres:
+    """Start a private PostgreSQL (``private_postgres_unavailable`` says whether it can): a new
+    cluster (initdb), or a copy of ``copy_of``'s data, which must be stopped (a clean copy, with
+    its databases as they are: a migrated one copied in a blink instead of migrated again).
+    Its log goes to ``tmp_path``, its data to a temp dir that ``remove()`` deletes."""
+    port = free_port()
+    server = PrivatePostgres(
+        database_url=f"postgres://postgres@127.0.0.1:{port}/postgres",
+        port=port,
+        base=Path(tempfile.mkdtemp(prefix="tabletop-postgres-")),
+        log_path=tmp_path / "postgres.log",
+    )
+    try:
+        if copy_of is None:
+            server.init()
+        else:
+            assert not copy_of.running, "copy a stopped server's data"
+            # cp -a keeps the owner and modes, which postgres checks on its data directory.
+            subprocess.run(
+                ["cp", "-a", str(copy_of.data_dir), str(server.data_dir)],
+                check=True,
+                capture_output=True,
+                timeout=120,
+            )
+            server.own_base()
+        server.start()
+    except BaseException:
+        server.remove()
+        raise
+    return server

@@ -1,9 +1,11 @@
 """Fixtures for tests across real processes (marker ``services``, run by `make test-services`).
 
 Each test gets its own PostgreSQL database, copied from a template migrated once per session,
-and daphne subprocesses (tests/servers.py) on it. Without PostgreSQL (DATABASE_URL), Redis
-(REDIS_URL) or the redis-server binary the tests skip with the reason, so `make test` leaves
-them to `make test-services`.
+and daphne subprocesses (tests/servers.py) on it. A test that restarts or pauses PostgreSQL gets
+a private server instead (``private_postgres``), started on a copy of a cluster migrated once per
+session, and its daphnes from ``private_daphnes``. Without PostgreSQL (DATABASE_URL), Redis
+(REDIS_URL), the redis-server binary or initdb the tests skip with the reason, so `make test`
+leaves them to `make test-services`.
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ import pytest
 
 from tests.servers import (
     Postgres,
+    PrivatePostgres,
     RedisServer,
     Server,
     app_env,
     migrate,
+    private_postgres_unavailable,
     redis_server_binary,
     start_daphne,
+    start_postgres,
     start_redis,
     unique_name,
 )
@@ -124,6 +129,48 @@ class Daphnes:
 @pytest.fixture
 def daphnes(tmp_path: Path, database_url: str) -> Iterator[Daphnes]:
     processes = Daphnes(tmp_path, database_url)
+    yield processes
+    processes.stop_all()
+
+
+#: The database the private servers' migrated cluster holds.
+PRIVATE_DATABASE = "tabletop"
+
+
+@pytest.fixture(scope="session")
+def migrated_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivatePostgres]:
+    """A private PostgreSQL whose database PRIVATE_DATABASE is migrated, then stopped: each
+    test's ``private_postgres`` starts on a copy of its data (initdb and migrate once)."""
+    reason = private_postgres_unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    directory = tmp_path_factory.mktemp("postgres")
+    cluster = start_postgres(directory)
+    try:
+        url = cluster.create(PRIVATE_DATABASE)
+        migrate(app_env(directory, {"DATABASE_URL": url}))
+        cluster.stop()
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture
+def private_postgres(
+    migrated_cluster: PrivatePostgres, tmp_path: Path
+) -> Iterator[PrivatePostgres]:
+    """A PostgreSQL server of this test's own (never the shared one), with PRIVATE_DATABASE
+    migrated, which the test may restart or pause; removed at the end, even paused."""
+    server = start_postgres(tmp_path, copy_of=migrated_cluster)
+    yield server
+    server.remove()
+    print(f"--- postgres.log ---\n{server.log_path.read_text()[-4000:]}")  # shown on failure
+
+
+@pytest.fixture
+def private_daphnes(tmp_path: Path, private_postgres: PrivatePostgres) -> Iterator[Daphnes]:
+    """Daphne processes on ``private_postgres``'s database; stopped before the server is."""
+    processes = Daphnes(tmp_path, private_postgres.url(PRIVATE_DATABASE))
     yield processes
     processes.stop_all()
 
