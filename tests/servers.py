@@ -373,7 +373,7 @@ class PrivatePostgres(Postgres):
     base: Path
     log_path: Path
     process: subprocess.Popen | None = None
-    _paused: list[int] = field(default_factory=list)
+    _paused: list[int] = field(default_factory=list, repr=False)  # what pause() stopped
 
     @property
     def data_dir(self) -> Path:
@@ -491,12 +491,6 @@ class PrivatePostgres(Postgres):
                 os.kill(pid, signal.SIGCONT)
             except ProcessLookupError:
                 continue
-
-    def ensure_running(self) -> None:
-        """Resumed and answering again, whatever a test left it as (stopped, paused)."""
-        self.resume()
-        if not self.answers():
-            self.restart()
 
     def remove(self) -> None:
         """Stop the server and delete its data."""
