@@ -1,7 +1,8 @@
 // The live scene page: keeps the seq cursor, says hello on (re)connect so the server replays what
 // was missed (and marks what was), handles JSON control frames, verifies revealed commitments,
 // keeps the log anchored with a "N new" pill, switches the tool tabs, sends the composer's line
-// (parsed by composer.js) and keeps every roll panel on the table-wide roll mode.
+// (parsed by composer.js) and keeps every roll panel on the table-wide roll mode. Every command
+// it sends is kept until the server answers it, sent again after a reconnect, never twice.
 // No eval, no inline script: loaded from 'self' under a strict CSP.
 (function () {
   "use strict";
@@ -33,16 +34,19 @@
     });
   }
 
-  // Reconnects: the first retry within half a second, then never more than 5 s apart while the
-  // server is away (htmx-ext-ws's own delay grows to 64 s: a table back up stayed dead for half
-  // a minute), each wait jittered so a restarted server is not met by every page at once.
+  // Reconnects: the first retry within half a second, then never more than 4 s apart while the
+  // server is away, so a page is live within 5 s of its return (htmx-ext-ws's own delay grows to
+  // 64 s: a table back up stayed dead for half a minute), each wait jittered so a restarted
+  // server is not met by every page at once.
   var RECONNECT_FIRST_MS = 500;
-  var RECONNECT_CAP_MS = 5000;
+  var RECONNECT_CAP_MS = 4000;
+  var htmxApi = null;  // htmx's internal API, handed to extensions: it holds the socket's wrapper
   if (window.htmx) {
     window.htmx.config.wsReconnectDelay = function (retryCount) {
       var ceiling = Math.min(RECONNECT_CAP_MS, RECONNECT_FIRST_MS * Math.pow(2, retryCount));
       return ceiling / 2 + Math.random() * (ceiling / 2);
     };
+    window.htmx.defineExtension("table-socket", { init: function (api) { htmxApi = api; } });
   }
 
   function scene() { return document.getElementById("scene"); }
@@ -58,9 +62,12 @@
     });
   }
 
+  // The connection's word in the header; "Retry now" beside it while the socket is down.
   function setStatus(text, state) {
     var el = document.getElementById("connection");
     if (el) { el.textContent = text; el.setAttribute("data-state", state); }
+    var now = document.getElementById("reconnect-now");
+    if (now) { now.hidden = state !== "closed" && state !== "error"; }
   }
 
   function hex(buffer) {
@@ -357,7 +364,6 @@
 
   // --- the composer ---
 
-  var socket = null;  // htmx-ext-ws's socket wrapper (it queues while reconnecting)
   var history = [];
   var recalled = -1;
 
@@ -386,42 +392,6 @@
     }
   }
 
-  // --- commands the server answers: each gets an id ("cid"), and the server says when it is
-  // done with it or why it refused it. Until then the form or the line stays as the user left
-  // it: a refused roll keeps its mode (never back to public behind the user's back) and every
-  // field, and a refused line stays in the composer to be fixed. ---
-
-  var sent = {};  // cid -> {form, text}: commands the server has not answered yet
-  var sentCount = 0;
-
-  function commandId() {
-    sentCount += 1;
-    return Date.now().toString(36) + "-" + sentCount.toString(36);
-  }
-
-  function answered(answer) {
-    var command = sent[answer.cid];
-    if (!command) { return; }
-    delete sent[answer.cid];
-    if (command.text !== undefined) { return lineAnswered(command, answer); }
-    if (answer.error) { return; }  // the error frame says why; the form is as the user left it
-    var form = command.form;
-    if (form && form.isConnected && form.classList.contains("roll-form")) {
-      // Rolled: its result is in the log, and the panel's one-roll mode goes back to the table's.
-      if (phone.matches) { showTab("log", true); }
-      applyTableMode(form);
-    }
-  }
-
-  function sendFrame(frame, elt) {
-    if (!socket) { return null; }
-    clearErrors();
-    stickToBottom = true;  // what you send, you see arrive
-    frame.cid = commandId();
-    socket.send(JSON.stringify(frame), elt);
-    return frame.cid;
-  }
-
   function submitComposer(form) {
     var box = form.querySelector("textarea[name='text']");
     if (!box || !window.TabletopComposer) { return; }
@@ -436,24 +406,21 @@
       composerStatus("error", ["That line could not be sent."]);
       return;
     }
-    var waiting = Object.keys(sent).some(function (cid) { return sent[cid].text === box.value; });
-    if (waiting) { return; }  // the same line is on its way: a second Enter does not send it twice
-    var cid = sendFrame(result.frame, form);
-    if (!cid) {
-      composerStatus("error", ["Not connected yet: your message is still here, send it again in a moment."]);
+    composerStatus("", []);
+    // The same line on its way is not sent twice: a second Enter only retries it when it is
+    // stuck (the table away, or shown "not sent").
+    var waiting = commands.filter(function (c) { return c.text === box.value; })[0];
+    if (waiting) {
+      if (offline || waiting.state === "unsent") { retry(waiting); }
       return;
     }
-    sent[cid] = { form: form, text: box.value };
-    form.setAttribute("data-sending", "1");
-    composerStatus("", []);
+    make(result.frame, form, box.value);
   }
 
   // The line is cleared once the server has it (recorded or refused by the rules: the error
   // says why, and the text stays to be fixed), and only if the box still holds that line.
   function lineAnswered(command, answer) {
-    var form = command.form;
-    var box = form && form.querySelector("textarea[name='text']");
-    if (form) { form.removeAttribute("data-sending"); }
+    var box = command.form && command.form.querySelector("textarea[name='text']");
     if (!box || answer.error) { return; }
     history.push(command.text);
     recalled = -1;
@@ -500,42 +467,276 @@
     if (errors) { errors.innerHTML = ""; }
   }
 
-  // --- latency: each page measures its round trip over the socket every few seconds and
-  // reports it with the next ping; the server passes it to the table's presence lists ---
+  // --- the socket: htmx-ext-ws's, reconnected fast, or at once on "Retry now" ---
+
+  var offline = false;  // the socket closed and has not opened since (not: connecting at load)
+  var guarded = null;  // the extension's socket wrapper, once its retry timer is guarded
+  var connectNow = null;  // that wrapper's own connect
+
+  // The extension keeps its socket in a wrapper among htmx's data on #scene, and after a close
+  // retries on a timer nothing can cancel. "Retry now" connects at once, so that timer must then
+  // do nothing: it would close the new socket, or open a second one (every frame twice).
+  function connection() {
+    var root = scene();
+    var wrapper = htmxApi && root ? htmxApi.getInternalData(root).webSocket : null;
+    if (wrapper && wrapper !== guarded) {
+      guarded = wrapper;
+      connectNow = wrapper.init;
+      wrapper.init = function () {
+        var state = this.socket ? this.socket.readyState : WebSocket.CLOSED;
+        if (state !== WebSocket.CONNECTING && state !== WebSocket.OPEN) { connectNow.call(this); }
+      };
+    }
+    return wrapper || null;
+  }
+
+  function isOpen() {
+    var wrapper = connection();
+    return !!(wrapper && wrapper.socket && wrapper.socket.readyState === WebSocket.OPEN);
+  }
+
+  // Frames go out on an open socket only: the extension would queue one sent while closed and
+  // send it on the next open, beside the page's own resend of unanswered commands.
+  function transmit(text, elt) {
+    if (!isOpen()) { return false; }
+    connection().send(text, elt || scene());
+    return true;
+  }
+
+  function reconnectNow() {
+    var wrapper = connection();
+    var state = wrapper && wrapper.socket ? wrapper.socket.readyState : WebSocket.OPEN;
+    if (state === WebSocket.CLOSING || state === WebSocket.CLOSED) { connectNow.call(wrapper); }
+  }
+
+  // --- commands, each made once: every command the page sends (a form over the socket, the
+  // composer's line) carries an id, "cid", and is kept until the server answers it: done (also
+  // "repeat": that cid was recorded already), refused (the error says why; the form or the line
+  // stays as the user left it), or "retry" (the server could not answer in time). Unanswered, it
+  // shows "sending…", and past ANSWER_WITHIN_MS "not sent" with Retry and Cancel. A closed
+  // socket forgets none: after the next hello each goes again, in order, with its cid (the
+  // server records a cid once per scene and sender) and "again" (so a repeat is found before
+  // its own first run could refuse it: a benny already spent). ---
+
+  var ANSWER_WITHIN_MS = 8000;
+  var QUIET_MS = 500;  // an answer within this needs no "sending…"
+  var commands = [];  // unanswered, in the order they were made
+  var madeCount = 0;
+
+  function commandId() {
+    madeCount += 1;
+    return Date.now().toString(36) + "-" + madeCount.toString(36);
+  }
+
+  function find(cid) { return commands.filter(function (c) { return c.cid === cid; })[0] || null; }
+
+  function make(frame, form, text) {
+    clearErrors();
+    stickToBottom = true;  // what you send, you see arrive
+    var command = { key: JSON.stringify(frame), form: form, text: text, label: labelOf(form, text), tries: 0 };
+    frame.cid = command.cid = commandId();
+    command.frame = frame;
+    commands.push(command);
+    send(command);
+  }
+
+  function send(command) {
+    var frame = command.tries ? Object.assign({}, command.frame, { again: true }) : command.frame;
+    if (transmit(JSON.stringify(frame), command.form)) { command.tries += 1; }
+    command.state = "sending";
+    command.since = Date.now();
+    command.shown = offline;  // at once while the table is away; otherwise only if slow
+    showCommand(command);
+  }
+
+  // Retry: the same command (its cid) again, and the connection at once if it is down.
+  function retry(command) {
+    send(command);
+    if (!isOpen()) { reconnectNow(); }
+  }
+
+  function answered(answer) {
+    var command = find(answer.cid);
+    if (!command) { return; }  // cancelled by the user
+    if (answer.retry) { return notSent(command, answer.error); }
+    forget(command);
+    if (command.text !== undefined) { return lineAnswered(command, answer); }
+    if (answer.error) { return; }  // the error frame says why; the form is as the user left it
+    var form = command.form;
+    if (form && form.isConnected && form.classList.contains("roll-form")) {
+      // Rolled: its result is in the log, and the panel's one-roll mode goes back to the table's.
+      if (phone.matches) { showTab("log", true); }
+      applyTableMode(form);
+    }
+  }
+
+  function notSent(command, why) {
+    command.state = "unsent";
+    command.why = why || (offline ? "the table is reconnecting; it goes once it is back."
+      : "no answer from the table's server yet.");
+    showCommand(command);
+  }
+
+  function forget(command) {
+    commands.splice(commands.indexOf(command), 1);
+    if (command.line) { command.line.remove(); }
+  }
+
+  window.setInterval(function () {
+    var now = Date.now();
+    commands.forEach(function (command) {
+      if (command.state !== "sending") { return; }
+      if (now - command.since >= ANSWER_WITHIN_MS) {
+        notSent(command, null);
+      } else if (!command.shown && now - command.since >= QUIET_MS) {
+        command.shown = true;
+        showCommand(command);
+      }
+    });
+  }, 250);
+
+  // A command's state shows where it was made: under the composer for a line, in a roll
+  // panel's action bar for its roll, else under the scene's header (a card's or a panel's button).
+  function boxFor(command) {
+    var form = command.form;
+    if (form && form.id === "composer") { return document.getElementById("composer-pending"); }
+    var bar = form && form.isConnected ? form.querySelector(".roll-actions .command-state") : null;
+    return bar || document.getElementById("pending-commands");
+  }
+
+  function labelOf(form, text) {
+    if (text !== undefined) {
+      var line = text.replace(/\s+/g, " ").trim();
+      return "“" + (line.length > 40 ? line.slice(0, 39) + "…" : line) + "”";
+    }
+    if (form && form.classList.contains("roll-form")) { return "Roll"; }
+    var button = form && form.querySelector("button");
+    var name = button ? button.getAttribute("aria-label") || button.textContent : "";
+    return name.replace(/\s+/g, " ").trim() || "Your action";
+  }
+
+  function showCommand(command) {
+    var line = command.line || (command.line = document.createElement("p"));
+    var box = boxFor(command);
+    if (box && line.parentNode !== box) { box.appendChild(line); }
+    var hadFocus = line.contains(document.activeElement);
+    var unsent = command.state === "unsent";
+    line.className = "command-line";
+    line.setAttribute("data-state", unsent ? "unsent" : "sending");
+    line.hidden = !unsent && !command.shown;
+    line.textContent = "";
+    var what = document.createElement("strong");
+    what.textContent = command.label;
+    line.append(what, unsent ? " not sent: " + command.why + " " : " sending…");
+    if (unsent) {
+      line.append(commandButton("Retry", command, "retry"), " ", commandButton("Cancel", command, "cancel"));
+    }
+    if (hadFocus) { focusOrigin(command); }
+  }
+
+  function commandButton(text, command, action) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = action === "retry" ? "small" : "small secondary outline";
+    button.textContent = text;
+    button.setAttribute("aria-label", text + " " + command.label);
+    button.setAttribute("data-command-" + action, command.cid);
+    return button;
+  }
+
+  // Retry or Cancel takes its button away: the focus goes back to where the command was made.
+  function focusOrigin(command) {
+    var form = command.form;
+    if (!form || !form.isConnected) { return; }
+    var target = form.querySelector(form.id === "composer" ? "textarea" : "button[type='submit'], button");
+    if (target) { target.focus(); }
+  }
+
+  document.addEventListener("click", function (evt) {
+    var el = evt.target.closest ? evt.target.closest("[data-command-retry], [data-command-cancel], #reconnect-now") : null;
+    if (!el) { return; }
+    if (el.id === "reconnect-now") { reconnectNow(); return; }
+    var command = find(el.getAttribute("data-command-retry") || el.getAttribute("data-command-cancel"));
+    if (!command) { return; }
+    if (el.hasAttribute("data-command-retry")) { retry(command); return; }
+    forget(command);  // the line and the form stay as the user left them
+    focusOrigin(command);
+  });
+
+  // A form sent over the socket (a roll panel, a procedure's form, a card's button) is made a
+  // command here and sent by the page, not by the extension (whose queue would send it again).
+  document.body.addEventListener("htmx:wsConfigSend", function (evt) {
+    var form = evt.detail && evt.detail.elt;
+    if (!form || !evt.detail.parameters || (evt.detail.errors && evt.detail.errors.length)) { return; }
+    evt.preventDefault();
+    var frame = Object.assign({}, evt.detail.parameters);
+    // Pressed again while stuck (the table away, or "not sent"): the same command, not a second.
+    var key = JSON.stringify(frame);
+    var same = commands.filter(function (c) { return c.form === form && c.key === key; })[0];
+    if (same && (offline || same.state === "unsent")) { retry(same); return; }
+    make(frame, form);
+  });
+
+  // --- latency: each page measures its own round trip over the socket every few seconds and
+  // reports it with the next ping; the presence list the server sends carries every member's
+  // (the page paints its own, fresher, after each pong) ---
 
   var PING_EVERY_MS = 5000;
   var lastRtt = null;
-  var latencies = {};  // user id -> ms, kept across presence list re-renders
 
   function ping() {
-    if (!socket || document.hidden) { return; }
+    if (document.hidden) { return; }
     var frame = { command: "ping", t: performance.now() };
     if (lastRtt !== null) { frame.rtt = lastRtt; }
-    socket.send(JSON.stringify(frame), scene());
+    transmit(JSON.stringify(frame));
   }
 
   function measured(sentAt) {
     if (typeof sentAt !== "number") { return; }
     lastRtt = Math.max(0, Math.round(performance.now() - sentAt));
+    paintOwnRtt();
+  }
+
+  function paintOwnRtt() {
     var root = scene();
-    if (root) { showLatency(root.getAttribute("data-user"), lastRtt); }
+    if (lastRtt === null || !root) { return; }
+    var el = document.querySelector("#presence [data-rtt-for='" + root.getAttribute("data-user") + "']");
+    if (!el) { return; }
+    el.textContent = lastRtt + " ms";
+    el.setAttribute("data-rtt-ms", String(lastRtt));
+    el.setAttribute("data-speed", lastRtt < 150 ? "good" : lastRtt < 400 ? "fair" : "slow");
   }
 
-  function showLatency(user, ms) {
-    latencies[String(user)] = ms;
-    paintLatencies();
-  }
+  // --- a roll panel's odds: not asked for while the table is away (the request could only
+  // fail); those skipped, or failed as it went, are asked for again once it is back ---
 
-  function paintLatencies() {
-    document.querySelectorAll("#presence [data-rtt-for]").forEach(function (el) {
-      var ms = latencies[el.getAttribute("data-rtt-for")];
-      if (typeof ms !== "number") { return; }
-      el.textContent = ms + " ms";
-      el.setAttribute("data-speed", ms < 150 ? "good" : ms < 400 ? "fair" : "slow");
+  var staleOdds = [];
+
+  function isOdds(el) { return !!(el && el.classList && el.classList.contains("odds")); }
+
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    var el = evt.detail && evt.detail.elt;
+    if (!offline || !isOdds(el)) { return; }
+    evt.preventDefault();
+    if (staleOdds.indexOf(el) < 0) { staleOdds.push(el); }
+  });
+
+  document.body.addEventListener("htmx:sendError", function (evt) {
+    var el = evt.detail && evt.detail.elt;
+    if (isOdds(el) && staleOdds.indexOf(el) < 0) { staleOdds.push(el); }
+  });
+
+  function refreshOdds() {
+    var due = staleOdds;
+    staleOdds = [];
+    due.forEach(function (el) {
+      if (!el.isConnected) { return; }
+      var asked = window.htmx.ajax("GET", el.getAttribute("hx-get"), { source: el, target: el, swap: "innerHTML" });
+      if (asked && asked.catch) { asked.catch(function () { /* the next change asks again */ }); }
     });
   }
 
-  // --- start-up and the socket ---
+  // --- start-up and the socket's events ---
 
   document.addEventListener("DOMContentLoaded", function () {
     var root = scene();
@@ -569,29 +770,39 @@
   });
 
   var wasOpen = false;
+  // Close codes the extension reconnects after (abnormal, server error, restart, try later).
+  var RECONNECTS_AFTER = [1006, 1011, 1012, 1013];
 
   document.body.addEventListener("htmx:wsOpen", function (evt) {
+    offline = false;
     setStatus("live", "open");
-    socket = evt.detail.socketWrapper;
     if (wasOpen) {
       replayFrom = lastSeq;
       replayUntil = Date.now() + 3000;
     }
     wasOpen = true;
-    socket.send(JSON.stringify({ command: "hello", last_seq: lastSeq }), evt.detail.elt);
+    transmit(JSON.stringify({ command: "hello", last_seq: lastSeq }), evt.detail.elt);
+    commands.forEach(send);  // every unanswered command again, in order, with its cid
+    refreshOdds();
     ping();
   });
   window.setInterval(ping, PING_EVERY_MS);
-  document.body.addEventListener("htmx:wsClose", function () {
-    setStatus("reconnecting…", "closed");
-    // What the closed socket had not answered may never be: the composer's line stays in the
-    // box and can be sent again.
-    Object.keys(sent).forEach(function (cid) {
-      if (sent[cid].text !== undefined && sent[cid].form) { sent[cid].form.removeAttribute("data-sending"); }
-      delete sent[cid];
+
+  document.body.addEventListener("htmx:wsClose", function (evt) {
+    offline = true;
+    var status = document.getElementById("connection");
+    if (status && status.getAttribute("data-state") !== "ended") {
+      var code = evt.detail && evt.detail.event ? evt.detail.event.code : 1006;
+      setStatus(RECONNECTS_AFTER.indexOf(code) >= 0 ? "reconnecting…" : "disconnected", "closed");
+    }
+    // Nothing unanswered is forgotten: each shows it is waiting for the table.
+    commands.forEach(function (command) {
+      if (!command.shown) { command.shown = true; showCommand(command); }
     });
   });
-  document.body.addEventListener("htmx:wsError", function () { setStatus("connection trouble", "error"); });
+  document.body.addEventListener("htmx:wsError", function () {
+    if (!isOpen()) { setStatus("connection trouble", "error"); }
+  });
 
   document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
     var message = evt.detail.message;
@@ -600,7 +811,6 @@
       var control = JSON.parse(message);
       if (control.type === "done") { answered(control); }
       if (control.type === "pong") { measured(control.t); }
-      if (control.type === "latency") { showLatency(control.user, control.ms); }
       if (control.type === "reload") { window.location.reload(); }
       if (control.type === "ended") { setStatus("session ended: log in again", "ended"); }
     }
@@ -648,7 +858,7 @@
   });
 
   document.body.addEventListener("htmx:wsAfterMessage", function () {
-    paintLatencies();  // a new presence list keeps the times already measured
+    paintOwnRtt();  // a new presence list: this page's own time is the freshest
     pruneControls(document);
     rememberSealed(document);
     tickCountdowns();
@@ -690,18 +900,5 @@
     pruneControls(el);
     rememberSealed(el);
     verifyCommitments(el);
-  });
-
-  // A form sent over the socket (a roll panel, a procedure's form): it gets an id, and stays as
-  // the user left it until the server is done with it (``answered``: then a roll's result is in
-  // the log, so a phone shows the log, and the panel's mode goes back to the table's).
-  document.body.addEventListener("htmx:wsConfigSend", function (evt) {
-    clearErrors();
-    stickToBottom = true;
-    var form = evt.detail && evt.detail.elt;
-    if (!form || !evt.detail.parameters) { return; }
-    var cid = commandId();
-    evt.detail.parameters.cid = cid;
-    sent[cid] = { form: form };
   });
 })();
