@@ -263,8 +263,16 @@ class RedisServer:
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)  # a paused one dies too
             self.process.kill()
             self.process.wait()
+
+    def pause(self) -> None:
+        """Stop answering without closing a connection: what a stalled Redis looks like."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
 
 
 def start_redis(tmp_path: Path) -> RedisServer:

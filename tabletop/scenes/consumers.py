@@ -296,7 +296,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.left = True
         self.commands.put_nowait((time.monotonic(), _CLOSED))  # what it accepted still runs
         beats.leave(self.scene_id, self)
-        if outage.layer.worth_trying():
+        if not outage.layer.down:
             try:
                 for group in self.groups_joined:
                     await asyncio.wait_for(

@@ -10,9 +10,11 @@ the scene beats come quicker so the table still sees what happens. Its recovery 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,11 @@ class Outage:
         self.failures = 0
         self.probed_at = 0.0
         self.on_recovery: list[Callable[[], None]] = []
+        #: Asks the service whether it is back (True when it answers); run once a second while
+        #: it is down, so recovery is noticed even when no call is waiting on it (the core
+        #: layer's receive only returns with a message, and none come before groups rejoin).
+        self.probe: Callable[[], Awaitable[bool]] | None = None
+        self.probing: asyncio.Task | None = None
 
     @property
     def down(self) -> bool:
@@ -50,6 +57,20 @@ class Outage:
         if self.since is None:
             self.since = self.probed_at = time.monotonic()
             log.error("%s is not answering (%s); %s", self.name, _brief(error), self.consequence)
+        if self.probe is not None and (self.probing is None or self.probing.done()):
+            # Without a loop in this thread, the next failure on the loop starts it.
+            with contextlib.suppress(RuntimeError):
+                self.probing = asyncio.get_running_loop().create_task(self._probe())
+
+    async def _probe(self) -> None:
+        while self.since is not None:
+            await asyncio.sleep(PROBE_EVERY_SECONDS)
+            try:
+                back = await self.probe()
+            except Exception:
+                back = False
+            if back:
+                self.answered()
 
     def answered(self) -> None:
         if self.since is None:

@@ -110,8 +110,12 @@ class SceneClient:
     last_seq: int = 0
     connections: int = 0
     drops: list[str] = field(default_factory=list)
+    #: Every presence list the socket was sent (HTML), in order.
+    presences: list[str] = field(default_factory=list)
     #: How each command sent with an id (``command``) ended, by id: the server's "done" frame.
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    answered_at: dict[str, float] = field(default_factory=dict)  # the first, time.monotonic()
+    answer_log: list[dict[str, Any]] = field(default_factory=list)  # every answer, in order
     _ids: Any = field(default_factory=itertools.count)
     _socket: ClientConnection | None = None
     _task: asyncio.Task | None = None
@@ -147,7 +151,9 @@ class SceneClient:
         if text.startswith("{"):
             control = json.loads(text)
             if control.get("type") == "done":
-                self.answers[control["cid"]] = control
+                self.answers[control["cid"]] = control  # the latest: a late "done" after "retry"
+                self.answer_log.append(control)
+                self.answered_at.setdefault(control["cid"], time.monotonic())
             else:
                 self.controls.append(control)
             return
@@ -155,6 +161,9 @@ class SceneClient:
             seq = int(match.group(1))
             self.events.append(EventFrame(seq, "live" in match.group(2).split(), text))
             self.last_seq = max(self.last_seq, seq)
+            return
+        if 'id="presence"' in text:
+            self.presences.append(text)
             return
         if match := ERROR_FRAME.search(text):
             self.errors.append(match.group(1))
@@ -197,6 +206,12 @@ class SceneClient:
         return await self.command(
             cid, command="roll", roll_kind="expression", expression=expression, mode="public"
         )
+
+    def present(self) -> list[str]:
+        """Who the latest presence list shows (names), [] before any."""
+        if not self.presences:
+            return []
+        return re.findall(r'<li data-user="\d+">.*?</span>(\w+)', self.presences[-1])
 
     async def answer(self, cid: str, *, timeout: float = 15) -> dict[str, Any]:
         """The server's answer to command ``cid`` (waits for it)."""

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scenes', '0005_command_once'),
+        ("scenes", "0005_command_once"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='presence',
-            name='rtt_ms',
+            model_name="presence",
+            name="rtt_ms",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
     ]

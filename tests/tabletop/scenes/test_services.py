@@ -68,7 +68,9 @@ def test_concurrent_rolls_get_gapless_unique_seqs_on_postgres():
 @requires_redis
 @pytest.mark.usefixtures("close_db_after")
 async def test_frames_travel_through_the_redis_layer():
-    assert "channels_redis" in type(get_channel_layer()).__module__
+    from channels_redis.core import RedisChannelLayer
+
+    assert isinstance(get_channel_layer(), RedisChannelLayer)
     table = await sync_to_async(make_table)()
     gm = await connect(table.gm, table.scene)
     bob = await connect(table.bob, table.scene)
