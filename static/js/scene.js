@@ -523,9 +523,18 @@
   var commands = [];  // unanswered, in the order they were made
   var madeCount = 0;
 
+  // The server records an id once per scene and sender, and answers a second command with
+  // the same id as a repeat: so ids must not collide between a player's tabs (two tabs
+  // opened in the same millisecond count from 1 alike). A random part makes them unique.
+  var pageId = (function () {
+    var bytes = new Uint8Array(6);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  })();
+
   function commandId() {
     madeCount += 1;
-    return Date.now().toString(36) + "-" + madeCount.toString(36);
+    return pageId + "-" + madeCount.toString(36);
   }
 
   function find(cid) { return commands.filter(function (c) { return c.cid === cid; })[0] || null; }

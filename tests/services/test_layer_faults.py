@@ -46,6 +46,18 @@ async def newest_seq(table: LiveTable) -> int:
     return max(totals) if totals else 1
 
 
+def assert_the_outage_is_a_few_log_lines(log: str) -> None:
+    """It said when Redis stopped answering and when it answered again, not a traceback per
+    frame (70 to 440 in a 10 s outage before): channels_redis's pub/sub receiver may log its
+    traceback once (once a minute, tabletop/scenes/outage.py)."""
+    receiver = log.count("Unexpected exception in receive task")
+    assert receiver <= 1, log[-4000:]
+    assert log.count("Traceback") <= 2 * receiver, log[-4000:]  # its one, chained: two parts
+    started = log.count("The channel layer (Redis) is not answering")
+    assert 1 <= started <= 2, log[-4000:]  # a stale pooled connection may fail once after
+    assert log.count("The channel layer (Redis) answers again") == started
+
+
 @pytest.mark.parametrize("layer", ["core", "pubsub"])
 async def test_redis_paused_every_command_answers_in_time_and_the_table_converges(
     layer, daphnes, private_redis, tables
@@ -76,6 +88,7 @@ async def test_redis_paused_every_command_answers_in_time_and_the_table_converge
         assert client.seqs() == sorted(set(client.seqs())) == list(range(1, newest + 1))
         assert client.connections == 1
         assert client.errors == []
+    assert_the_outage_is_a_few_log_lines(server.log())
 
 
 @pytest.mark.parametrize("layer", ["core", "pubsub"])
@@ -112,6 +125,7 @@ async def test_redis_killed_and_back_empty_loses_no_command_and_is_live_within_s
         assert client.frame(newest).live or layer == "core"
         assert client.seqs() == list(range(1, newest + 1))
     assert time.monotonic() - back < 15
+    assert_the_outage_is_a_few_log_lines(server.log())
 
 
 async def test_a_player_whose_process_died_leaves_the_presence_list_within_the_bound(

@@ -1,0 +1,69 @@
+"""One log line when a service stops answering and one when it answers again, with how many
+calls failed meanwhile, instead of a traceback per frame (a 10 s Redis outage wrote 70 to 440
+per process); and a library that logs a traceback every second of it says so once a minute."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from tabletop.scenes import outage
+from tabletop.scenes.outage import OncePerMinute, Outage
+
+
+def test_an_outage_is_two_log_lines_whatever_fails_in_it(caplog):
+    caplog.set_level(logging.INFO, logger="tabletop.scenes.outage")
+    service = Outage("The channel layer (Redis)", "events come from the database")
+    recovered = []
+    service.on_recovery.append(lambda: recovered.append(True))
+    for _ in range(300):
+        service.failed(ConnectionError("Connection refused"))
+    assert service.down
+    assert not service.worth_trying()  # skipped at once (the next probe is a second away)
+    service.answered()
+    service.answered()  # up already: nothing to say
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert "not answering (ConnectionError: Connection refused)" in lines[0]
+    assert "answers again after" in lines[1] and "301 calls failed or skipped" in lines[1]
+    assert recovered == [True]
+    assert not service.down and service.worth_trying()
+
+
+async def test_a_probe_notices_the_return_when_nothing_else_calls(monkeypatch):
+    monkeypatch.setattr(outage, "PROBE_EVERY_SECONDS", 0.05)
+    service = Outage("Redis", "events come from the database")
+    answers = iter([False, False, True])
+    asked = []
+
+    async def probe() -> bool:
+        asked.append(1)
+        return next(answers)
+
+    service.probe = probe
+    service.failed("stalled")
+    for _ in range(100):
+        if not service.down:
+            break
+        await asyncio.sleep(0.02)
+    assert not service.down
+    assert len(asked) == 3
+
+
+@pytest.mark.parametrize("times", [1, 50])
+def test_a_repeated_library_traceback_is_let_through_once_a_minute(times):
+    quieter = OncePerMinute()
+    records = [
+        logging.LogRecord(
+            "channels_redis.pubsub", logging.ERROR, "pubsub.py", 320, "Unexpected", (), None
+        )
+        for _ in range(times)
+    ]
+    shown = [quieter.filter(r) for r in records]
+    assert shown == [True] + [False] * (times - 1)
+    other = logging.LogRecord(
+        "channels_redis.pubsub", logging.ERROR, "pubsub.py", 99, "Else", (), None
+    )
+    assert quieter.filter(other)  # another message is not held back
