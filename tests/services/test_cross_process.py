@@ -49,3 +49,25 @@ async def test_a_roll_on_process_a_reaches_a_player_on_process_b(
     assert alice.seqs() == gm.seqs() == [1, 2, 3]
     assert alice.errors == gm.errors == []
     assert alice.connections == gm.connections == 1
+
+
+async def test_a_command_resent_through_another_process_is_made_once(
+    daphnes, shared_redis_url, tables
+):
+    # The player's socket on A dropped before its answer came; the page reconnects, this time
+    # to B (a load balancer), and sends the roll again with its id: B answers it was made.
+    a = daphnes.start(REDIS_URL=shared_redis_url)
+    b, table = await asyncio.gather(
+        asyncio.to_thread(daphnes.another, a), asyncio.to_thread(LiveTable.create, a)
+    )
+    tables.append(table)
+    on_a = await table.join("alice", a)
+    on_b = await table.join("alice", b)
+    cid = await on_a.roll_with_id()
+    assert await on_a.answer(cid) == {"type": "done", "cid": cid}
+    await on_b.roll_with_id(cid)
+    assert await on_b.answer(cid) == {"type": "done", "cid": cid, "repeat": True}
+    del on_b.answers[cid]
+    await on_b.send(command="roll", roll_kind="expression", expression="1d6", cid=cid, again=True)
+    assert await on_b.answer(cid) == {"type": "done", "cid": cid, "repeat": True}
+    assert list(await table.roll_totals()) == [2]  # one roll, seq 2
