@@ -246,17 +246,18 @@ COMMANDS: dict[str, Command] = {}
 def register(*commands: Command) -> None:
     """Generic commands (every system's scenes take them)."""
     for command in commands:
-        COMMANDS[command.name] = command
+        systems.claim(COMMANDS, command.name, command, what="command", owner="generic code")
 
 
 def _added(system: systems.System) -> None:
     for command in system.commands:
-        COMMANDS[command.name] = command
+        owner = f"system {system.slug!r}"
+        systems.claim(COMMANDS, command.name, command, what="command", owner=owner)
 
 
 def _removed(system: systems.System) -> None:
     for command in system.commands:
-        COMMANDS.pop(command.name, None)
+        systems.release(COMMANDS, command.name, command)
 
 
 systems.on_register(_added, _removed)

@@ -50,18 +50,19 @@ EVENT_KINDS: dict[str, EventKind] = {}
 
 def register(kind: EventKind) -> EventKind:
     """A generic kind (every system's scenes record it)."""
-    EVENT_KINDS[kind.name] = kind
+    systems.claim(EVENT_KINDS, kind.name, kind, what="event kind", owner="generic code")
     return kind
 
 
 def _added(system: systems.System) -> None:
     for kind in system.event_kinds:
-        EVENT_KINDS[kind.name] = kind
+        owner = f"system {system.slug!r}"
+        systems.claim(EVENT_KINDS, kind.name, kind, what="event kind", owner=owner)
 
 
 def _removed(system: systems.System) -> None:
     for kind in system.event_kinds:
-        EVENT_KINDS.pop(kind.name, None)
+        systems.release(EVENT_KINDS, kind.name, kind)
 
 
 systems.on_register(_added, _removed)

@@ -67,18 +67,20 @@ GENERIC_KINDS: dict[str, RollKind] = {}
 
 
 def register_generic(kind: RollKind) -> RollKind:
-    GENERIC_KINDS[kind.name] = ROLL_KINDS[kind.name] = kind
+    systems.claim(ROLL_KINDS, kind.name, kind, what="roll kind", owner="generic code")
+    GENERIC_KINDS[kind.name] = kind
     return kind
 
 
 def _added(system: systems.System) -> None:
     for kind in system.roll_kinds:
-        ROLL_KINDS[kind.name] = kind
+        owner = f"system {system.slug!r}"
+        systems.claim(ROLL_KINDS, kind.name, kind, what="roll kind", owner=owner)
 
 
 def _removed(system: systems.System) -> None:
     for kind in system.roll_kinds:
-        ROLL_KINDS.pop(kind.name, None)
+        systems.release(ROLL_KINDS, kind.name, kind)
 
 
 systems.on_register(_added, _removed)

@@ -63,12 +63,46 @@ class System:
 _SYSTEMS: dict[str, System] = {}
 
 
+class NameTaken(Exception):
+    """Two things registered under one name (two systems with one slug, two commands, event
+    kinds or roll kinds with one name): refused at start-up, as one would silently replace the
+    other's behaviour at the table."""
+
+
+def claim(registry: dict[str, Any], name: str, item: Any, *, what: str, owner: str) -> None:
+    """Put ``item`` in ``registry`` under ``name``, refusing a name something else holds
+    (the same item again is fine: a module imported twice)."""
+    held = registry.get(name)
+    if held is not None and held is not item:
+        raise NameTaken(
+            f"Two {what}s are named {name!r}: {owner} registers one, and another was "
+            f"registered before it ({_owner_of(held)}). Rename one of them."
+        )
+    registry[name] = item
+
+
+def release(registry: dict[str, Any], name: str, item: Any) -> None:
+    """Take ``item`` out of ``registry`` if it is what ``name`` holds (never another's)."""
+    if registry.get(name) is item:
+        del registry[name]
+
+
+def _owner_of(item: Any) -> str:
+    module = getattr(getattr(item, "run", None) or item, "__module__", "") or ""
+    return f"from {module}" if module else "by generic code"
+
+
 def register(system: System) -> System:
-    """Add (or replace, for tests) a system; its roll kinds, panels, commands and event kinds
-    join the generic registries that the scene code reads."""
-    _SYSTEMS[system.slug] = system
-    for hook in _on_register:
-        hook(system)
+    """Add a system; its roll kinds, panels, commands and event kinds join the generic
+    registries that the scene code reads. A slug or a name another system (or generic code)
+    holds is refused with ``NameTaken``, and then nothing of the system is registered."""
+    claim(_SYSTEMS, system.slug, system, what="system", owner=f"system {system.slug!r}")
+    try:
+        for hook in _on_register:
+            hook(system)
+    except NameTaken:
+        unregister(system.slug)  # each registry takes back only what is this system's
+        raise
     return system
 
 

@@ -6,6 +6,7 @@ templates."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -16,7 +17,8 @@ from tabletop import systems
 from tabletop.campaigns.actions import campaign_create
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.scenes import actions
-from tabletop.scenes.commands import COMMANDS
+from tabletop.scenes.commands import COMMANDS, Command
+from tabletop.scenes.kinds import EVENT_KINDS, EventKind
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect
@@ -94,3 +96,41 @@ async def test_a_roll_of_the_sixth_system_reaches_another_members_socket(
     assert "Unknown roll" in "\n".join(await alice_socket.drain())
     for socket in (alice_socket, bob_socket):
         await socket.close()
+
+
+def coin_roll_again(**kwargs: object) -> None:
+    """An action a clashing command would run (never run: the command is refused first)."""
+
+
+def clashing(**names: object) -> systems.System:
+    """The coin system under another slug, with one of its names changed to ``names``."""
+    return dataclasses.replace(coin.SYSTEM, slug="coin2", label="Coin again", **names)
+
+
+@pytest.mark.parametrize(
+    ("clash", "says"),
+    [
+        ("slug", "Two systems are named 'coin'"),
+        ("command", "Two commands are named 'roll'"),
+        ("event kind", "Two event kinds are named 'roll'"),
+        ("roll kind", "Two roll kinds are named 'coin_flip'"),
+    ],
+)
+def test_a_name_taken_is_refused_at_start_up_and_nothing_of_the_system_stays(
+    coin_system, clash, says
+):
+    before = (dict(COMMANDS), dict(EVENT_KINDS), dict(ROLL_KINDS), list(systems.choices()))
+    if clash == "slug":
+        other = dataclasses.replace(coin.SYSTEM, label="Another coin")
+    elif clash == "command":
+        other = clashing(commands=(Command("roll", coin_roll_again),), roll_kinds=())
+    elif clash == "event kind":
+        kind = EventKind("roll", template="systems/coin/rolls/flip.html")
+        other = clashing(event_kinds=(kind,), roll_kinds=(), commands=())
+    else:  # the coin system's own roll kind, as another object under the same name
+        flip = dataclasses.replace(coin.SYSTEM.roll_kinds[0])
+        other = clashing(roll_kinds=(flip,), commands=(), event_kinds=())
+    with pytest.raises(systems.NameTaken, match=says):
+        systems.register(other)
+    # Refused whole: the registries hold exactly what they held.
+    assert (dict(COMMANDS), dict(EVENT_KINDS), dict(ROLL_KINDS), list(systems.choices())) == before
