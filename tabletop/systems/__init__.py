@@ -20,6 +20,35 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class Rollable:
+    """One rollable number of a character's sheet, as its system declares it (``System.rollables``)
+    and the scene's Sheet tool draws it: a button named "Roll Acrobatics (3)" that opens the roll
+    panel of ``roll_kind`` with the character and ``fields`` picked, in the table-wide mode."""
+
+    #: The heading it is listed under, in the order first named: "Skills", "Attacks".
+    section: str
+    #: What is rolled: "Acrobatics", "Weapon (Sword)".
+    label: str
+    #: The number the sheet shows for it: "3", "+2", "55".
+    value: str
+    #: The roll kind (``RollKind.name``) whose panel makes the roll; one its panels offer.
+    roll_kind: str
+    #: The panel's fields that pick it ({"skill_name": "Acrobatics"}): a select's option, a
+    #: radio's value, a text; a checkbox named here is ticked, every other one of the panel
+    #: is unticked. Fields not named keep what the player left in them (the difficulty).
+    fields: Mapping[str, str]
+    #: The button's first words: "Roll", "Attack with".
+    verb: str = "Roll"
+    #: A short line beside the button: what the roll is made of ("roll 5, keep 4").
+    note: str = ""
+
+    @property
+    def name(self) -> str:
+        """The button's accessible name: "Roll Acrobatics (3)"."""
+        return f"{self.verb} {self.label} ({self.value})"
+
+
+@dataclass(frozen=True)
 class System:
     """Everything the generic code needs to know of one game system.
 
@@ -38,6 +67,9 @@ class System:
     ``due``: ``due(scene_id, now) -> int`` tasks the heartbeat and follow-ups run (windows
     closing); each returns how many events it recorded.
     ``demo``: ``demo(campaign, users) -> None`` builds the demo table's characters.
+    ``rollables``: ``rollables(character, ruleset) -> list[Rollable]`` every number of the
+    character's sheet its rules roll (a skill, an attribute, a training perk...), in reading
+    order: the scene's Sheet tool draws each as a button that fills that roll's panel.
     """
 
     slug: str
@@ -53,6 +85,7 @@ class System:
     scene_extras: Callable[..., dict[str, Any]] | None = None
     due: tuple[Callable[..., int], ...] = ()
     demo: Callable[..., None] | None = None
+    rollables: Callable[[Any, Mapping[str, Any]], list[Rollable]] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def effective_ruleset(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
