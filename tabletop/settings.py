@@ -113,7 +113,8 @@ INSTALLED_APPS = [
     "tabletop.stats",
 ]
 
-#: The game systems this site offers: packages that register a ``System`` (tabletop.systems).
+#: The game systems this site offers: each a Django app (tabletop/systems/<slug>/, its
+#: ``apps.py``) that registers its ``System`` once the apps are ready (tabletop.systems).
 TABLETOP_SYSTEMS = [
     "tabletop.systems.annulus",
     "tabletop.systems.roll_and_keep",
@@ -121,6 +122,7 @@ TABLETOP_SYSTEMS = [
     "tabletop.systems.two_dice",
     "tabletop.systems.percentile",
 ]
+INSTALLED_APPS += TABLETOP_SYSTEMS
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

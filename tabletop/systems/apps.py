@@ -1,17 +1,20 @@
 from importlib import import_module
 
 from django.apps import AppConfig
-from django.conf import settings
 
 
 class SystemsConfig(AppConfig):
-    """Imports each game system package named in ``settings.TABLETOP_SYSTEMS`` once every
-    model is loaded; each package registers its ``System`` (see ``tabletop.systems``)."""
+    """The registry of game systems (``tabletop.systems``): generic, it names none of them."""
 
     name = "tabletop.systems"
     label = "systems"
     verbose_name = "Game systems"
 
+
+class SystemConfig(AppConfig):
+    """One game system's app (``tabletop/systems/<slug>/``, or a test's): once every model is
+    loaded it imports the package's ``system`` module, which registers its ``System``. An app,
+    a system owns its templates, static files and (in time) its models and migrations."""
+
     def ready(self) -> None:
-        for path in settings.TABLETOP_SYSTEMS:
-            import_module(path)
+        import_module(f"{self.name}.system")

@@ -30,9 +30,9 @@ def _graph() -> dict[str, set[str]]:
 
 def _system_package(module: str) -> str | None:
     parts = module.split(".")
-    if parts[:2] == ["tabletop", "systems"] and len(parts) > 2:
+    if parts[:2] == ["tabletop", "systems"] and len(parts) > 2 and parts[2] in SYSTEM_SLUGS:
         return parts[2]
-    return None
+    return None  # generic code, the registry and its apps.py among it
 
 
 def test_the_system_packages_are_found():
@@ -111,3 +111,17 @@ def test_generic_python_names_no_system_in_its_code():
 def _is_docstring(node: ast.Constant, path: Path) -> bool:
     # Prose may mention a system as an example; code may not depend on one.
     return "\n" in node.value or len(node.value) > 80
+
+
+def test_each_system_is_a_django_app_of_its_own_listed_in_one_setting():
+    from django.apps import apps
+    from django.conf import settings
+
+    from tabletop.systems.apps import SystemConfig
+
+    assert sorted(m.rsplit(".", 1)[1] for m in settings.TABLETOP_SYSTEMS) == SYSTEM_SLUGS
+    for slug in SYSTEM_SLUGS:
+        config = apps.get_app_config(slug)
+        assert isinstance(config, SystemConfig)
+        assert config.name == f"tabletop.systems.{slug}"
+        assert config.path == str(SYSTEMS / slug)

@@ -1,38 +1,7 @@
 """percentile (seed 004): open-ended d100 on Chart 14.1, maneuvers, plot points.
 
 Everything web-side of this one game system lives in this package and in
-``templates/systems/percentile/``. It registers its ``System`` with ``tabletop.systems``
-(imported once Django's apps are ready: settings.TABLETOP_SYSTEMS).
+``templates/systems/percentile/``. It is a Django app (``apps.py``, listed in
+settings.TABLETOP_SYSTEMS); its ``System`` is registered with ``tabletop.systems`` by
+``system.py`` once every app is ready.
 """
-
-from rules import percentile as rules_module
-from tabletop import systems
-from tabletop.systems.percentile import (
-    demo,
-    events,
-    maneuvers,
-    panels,
-    plot_points,
-    rolls,
-    settings,
-    sheet,
-)
-
-SYSTEM = systems.register(
-    systems.System(
-        slug="percentile",
-        label="Percentile (open-ended d100, plot points)",
-        rules=rules_module,
-        roll_kinds=tuple(rolls.KINDS),
-        panels=(panels.PANEL,),
-        commands=(*maneuvers.COMMANDS, *plot_points.COMMANDS),
-        event_kinds=events.EVENT_KINDS,
-        card_controls=plot_points.card_controls,
-        scene_extras=plot_points.scene_extras,
-        due=(plot_points.settle_due,),
-        extra={"dashboard": plot_points.dashboard},
-        sheet=sheet.sheet,
-        settings_form=settings.PercentileSettingsForm,
-        demo=demo.demo,
-    )
-)

@@ -1,25 +1,7 @@
 """roll_and_keep (seed 001): d10 pools kept by mana colour; opposed, extended actions.
 
 Everything web-side of this one game system lives in this package and in
-``templates/systems/roll_and_keep/``. It registers its ``System`` with ``tabletop.systems``
-(imported once Django's apps are ready: settings.TABLETOP_SYSTEMS).
+``templates/systems/roll_and_keep/``. It is a Django app (``apps.py``, listed in
+settings.TABLETOP_SYSTEMS); its ``System`` is registered with ``tabletop.systems`` by
+``system.py`` once every app is ready.
 """
-
-from rules import roll_and_keep as rules_module
-from tabletop import systems
-from tabletop.systems.roll_and_keep import contests, demo, events, panels, rolls, settings, sheet
-
-SYSTEM = systems.register(
-    systems.System(
-        slug="roll_and_keep",
-        label="Roll and Keep (d10 pools, mana)",
-        rules=rules_module,
-        roll_kinds=tuple(rolls.KINDS),
-        panels=(panels.PANEL,),
-        commands=contests.COMMANDS,
-        event_kinds=events.EVENT_KINDS,
-        sheet=sheet.sheet,
-        settings_form=settings.RollAndKeepSettingsForm,
-        demo=demo.demo,
-    )
-)

@@ -1,0 +1,21 @@
+"""The annulus ``System``: what this game system brings to the generic code, registered
+when its app is ready (``apps.py``)."""
+
+from rules import annulus as rules_module
+from tabletop import systems
+from tabletop.systems.annulus import actions, demo, events, panels, rolls, settings, sheet
+
+SYSTEM = systems.register(
+    systems.System(
+        slug="annulus",
+        label="Annulus (operation challenges)",
+        rules=rules_module,
+        roll_kinds=tuple(rolls.KINDS),
+        panels=(panels.PANEL,),
+        commands=actions.COMMANDS,
+        event_kinds=events.EVENT_KINDS,
+        sheet=sheet.sheet,
+        settings_form=settings.AnnulusSettingsForm,
+        demo=demo.demo,
+    )
+)

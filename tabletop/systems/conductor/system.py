@@ -1,0 +1,33 @@
+"""The conductor ``System``: what this game system brings to the generic code, registered
+when its app is ready (``apps.py``)."""
+
+from rules import conductor as rules_module
+from tabletop import systems
+from tabletop.systems.conductor import (
+    bennies,
+    demo,
+    events,
+    expedition,
+    panels,
+    rolls,
+    settings,
+    sheet,
+    strike_back,
+)
+
+SYSTEM = systems.register(
+    systems.System(
+        slug="conductor",
+        label="Conductor (d12 + skill, bennies, wilderness)",
+        rules=rules_module,
+        roll_kinds=tuple(rolls.KINDS),
+        panels=(panels.PANEL,),
+        commands=(*bennies.COMMANDS, *strike_back.COMMANDS, *expedition.COMMANDS),
+        event_kinds=events.EVENT_KINDS,
+        card_controls=bennies.card_controls,
+        extra={"dashboard": strike_back.dashboard},
+        sheet=sheet.sheet,
+        settings_form=settings.ConductorSettingsForm,
+        demo=demo.demo,
+    )
+)

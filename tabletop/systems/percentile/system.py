@@ -1,0 +1,34 @@
+"""The percentile ``System``: what this game system brings to the generic code, registered
+when its app is ready (``apps.py``)."""
+
+from rules import percentile as rules_module
+from tabletop import systems
+from tabletop.systems.percentile import (
+    demo,
+    events,
+    maneuvers,
+    panels,
+    plot_points,
+    rolls,
+    settings,
+    sheet,
+)
+
+SYSTEM = systems.register(
+    systems.System(
+        slug="percentile",
+        label="Percentile (open-ended d100, plot points)",
+        rules=rules_module,
+        roll_kinds=tuple(rolls.KINDS),
+        panels=(panels.PANEL,),
+        commands=(*maneuvers.COMMANDS, *plot_points.COMMANDS),
+        event_kinds=events.EVENT_KINDS,
+        card_controls=plot_points.card_controls,
+        scene_extras=plot_points.scene_extras,
+        due=(plot_points.settle_due,),
+        extra={"dashboard": plot_points.dashboard},
+        sheet=sheet.sheet,
+        settings_form=settings.PercentileSettingsForm,
+        demo=demo.demo,
+    )
+)

@@ -1,0 +1,21 @@
+"""The roll_and_keep ``System``: what this game system brings to the generic code, registered
+when its app is ready (``apps.py``)."""
+
+from rules import roll_and_keep as rules_module
+from tabletop import systems
+from tabletop.systems.roll_and_keep import contests, demo, events, panels, rolls, settings, sheet
+
+SYSTEM = systems.register(
+    systems.System(
+        slug="roll_and_keep",
+        label="Roll and Keep (d10 pools, mana)",
+        rules=rules_module,
+        roll_kinds=tuple(rolls.KINDS),
+        panels=(panels.PANEL,),
+        commands=contests.COMMANDS,
+        event_kinds=events.EVENT_KINDS,
+        sheet=sheet.sheet,
+        settings_form=settings.RollAndKeepSettingsForm,
+        demo=demo.demo,
+    )
+)

@@ -1,0 +1,22 @@
+"""The two_dice ``System``: what this game system brings to the generic code, registered
+when its app is ready (``apps.py``)."""
+
+from rules import two_dice as rules_module
+from tabletop import systems
+from tabletop.systems.two_dice import checks, demo, events, panels, rolls, settings, sheet
+
+SYSTEM = systems.register(
+    systems.System(
+        slug="two_dice",
+        label="Two Dice (2d6 + attribute, resources)",
+        rules=rules_module,
+        roll_kinds=tuple(rolls.KINDS),
+        commands=checks.COMMANDS,
+        event_kinds=events.EVENT_KINDS,
+        due=(checks.resolve_due,),
+        extra={"turns": panels.TURN_EXTRAS},
+        sheet=sheet.sheet,
+        settings_form=settings.TwoDiceSettingsForm,
+        demo=demo.demo,
+    )
+)
