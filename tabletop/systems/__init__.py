@@ -70,6 +70,8 @@ class System:
     ``rollables``: ``rollables(character, ruleset) -> list[Rollable]`` every number of the
     character's sheet its rules roll (a skill, an attribute, a training perk...), in reading
     order: the scene's Sheet tool draws each as a button that fills that roll's panel.
+    ``stylesheets``, ``scripts``: its own static files (paths under its app's ``static/``,
+    ``systems/<slug>/...``), which the scene page of its campaigns loads after the generic ones.
     """
 
     slug: str
@@ -86,6 +88,8 @@ class System:
     due: tuple[Callable[..., int], ...] = ()
     demo: Callable[..., None] | None = None
     rollables: Callable[[Any, Mapping[str, Any]], list[Rollable]] | None = None
+    stylesheets: tuple[str, ...] = ()
+    scripts: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def effective_ruleset(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -125,3 +125,20 @@ def test_each_system_is_a_django_app_of_its_own_listed_in_one_setting():
         assert isinstance(config, SystemConfig)
         assert config.name == f"tabletop.systems.{slug}"
         assert config.path == str(SYSTEMS / slug)
+
+
+def test_a_system_s_static_files_live_in_its_app():
+    from django.contrib.staticfiles import finders
+
+    from tabletop import systems
+
+    owned = {s.slug: (*s.stylesheets, *s.scripts) for s in systems.all_systems()}
+    for slug, paths in owned.items():
+        for path in paths:
+            assert path.startswith(f"systems/{slug}/"), path
+            found = finders.find(path)
+            assert found and found.startswith(str(SYSTEMS / slug / "static")), (path, found)
+    # No system's files are left among the generic ones.
+    generic = Path(__file__).resolve().parents[2] / "static"
+    assert not (generic / "systems").exists()
+    assert not list(generic.rglob("challenge.*"))

@@ -17,5 +17,7 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.AnnulusSettingsForm,
         demo=demo.demo,
+        stylesheets=("systems/annulus/annulus.css",),
+        scripts=("systems/annulus/annulus.js",),
     )
 )

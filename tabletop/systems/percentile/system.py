@@ -30,5 +30,6 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.PercentileSettingsForm,
         demo=demo.demo,
+        stylesheets=("systems/percentile/percentile.css",),
     )
 )

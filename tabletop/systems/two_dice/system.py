@@ -18,5 +18,6 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.TwoDiceSettingsForm,
         demo=demo.demo,
+        stylesheets=("systems/two_dice/two_dice.css",),
     )
 )
