@@ -18,10 +18,11 @@ from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character
 from tabletop.characters.selectors import can_adjust, can_edit, is_member
 from tabletop.characters.sheets import (
-    CURRENCY_LABELS,
-    CURRENCY_MAX,
     blank_sheet,
     clean_sheet,
+    currencies,
+    currency,
+    currency_label,
     spec_for,
 )
 
@@ -123,30 +124,34 @@ def character_adjust(
         locked = (
             Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
         )
-        allowed = spec_for(locked.campaign).currencies
+        spec = spec_for(locked.campaign)
         errors: dict[str, str] = {}
         new: dict[str, int] = {}
         for field, amount in changes.items():
-            if field not in allowed:
+            declared = currency(spec, field)
+            if declared is None:
                 errors[field] = f"This system's characters have no {field.replace('_', ' ')}."
                 continue
             if isinstance(amount, bool) or not isinstance(amount, int):
-                errors[field] = f"{CURRENCY_LABELS[field]} must be a whole number."
+                errors[field] = f"{declared.label} must be a whole number."
                 continue
             value = getattr(locked, field) + amount if relative else amount
-            label = CURRENCY_LABELS[field]
             if value < 0:
-                errors[field] = f"{label} can't go below zero (that would make {value})."
-            elif value > CURRENCY_MAX:
-                errors[field] = f"{label} can't go above {CURRENCY_MAX}."
+                errors[field] = f"{declared.label} can't go below zero (that would make {value})."
+            elif value > declared.maximum:
+                errors[field] = f"{declared.label} can't go above {declared.maximum}."
             else:
                 new[field] = value
-        if "plot_points" in allowed and not errors:
-            available = new.get("plot_points", locked.plot_points)
-            total = new.get("plot_points_total", locked.plot_points_total)
+        for declared in currencies(spec):
+            if declared.total_of is None or errors:
+                continue
+            counted = declared.total_of
+            available = new.get(counted, getattr(locked, counted))
+            total = new.get(declared.field, getattr(locked, declared.field))
             if available > total:
-                errors["plot_points"] = (
-                    f"Plot points available ({available}) can't be above the total ({total})."
+                errors[counted] = (
+                    f"{currency_label(spec, counted)} ({available}) can't be above the total "
+                    f"({total})."
                 )
         if errors:
             raise ValidationError(errors)

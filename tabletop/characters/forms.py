@@ -15,11 +15,10 @@ from django.core.exceptions import ValidationError
 
 from tabletop.characters.models import Character
 from tabletop.characters.sheets import (
-    CURRENCY_LABELS,
-    CURRENCY_MAX,
     NAME_MAX,
     NOTES_MAX,
     SheetSpec,
+    currencies,
     skill_key,
     skill_problem,
 )
@@ -441,13 +440,14 @@ class AdjustForm(forms.Form):
 
     def __init__(self, *args: Any, spec: SheetSpec, character: Character, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for field in spec.currencies:
-            self.fields[field] = forms.IntegerField(
-                label=CURRENCY_LABELS[field],
+        for declared in currencies(spec):
+            now = getattr(character, declared.field)
+            self.fields[declared.field] = forms.IntegerField(
+                label=declared.label,
                 required=False,
-                min_value=-CURRENCY_MAX,
-                max_value=CURRENCY_MAX,
-                widget=forms.NumberInput(attrs={"placeholder": f"now {getattr(character, field)}"}),
+                min_value=-declared.maximum,
+                max_value=declared.maximum,
+                widget=forms.NumberInput(attrs={"placeholder": f"now {now}"}),
             )
 
     @property

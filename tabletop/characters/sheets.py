@@ -34,24 +34,6 @@ SHEET_KEYS = (
     "mv",
     "total_penalty",
 )
-CURRENCY_FIELDS = (
-    "bennies",
-    "plot_points",
-    "plot_points_total",
-    "development_points",
-    "hits",
-    "lasting_hits",
-)
-CURRENCY_LABELS = {
-    "bennies": "Bennies",
-    "plot_points": "Plot points available",
-    "plot_points_total": "Plot points total",
-    "development_points": "Development points",
-    "hits": "Hits",
-    "lasting_hits": "Lasting hits",
-}
-#: Hard upper bound of any currency (a typo of 1000000 bennies is a mistake, not a reward).
-CURRENCY_MAX = 999
 
 NAME_MAX = 60
 
@@ -319,10 +301,12 @@ def clean_sheet(spec: SheetSpec, sheet: Mapping[str, Any]) -> dict[str, Any]:
     currencies change through the GM's adjust and play actions only.
     """
     errors: dict[str, list[str]] = {}
+    # Any system's currency, not only this one's: the sheet form never writes one.
+    declared = {c.field: c for system in systems.all_systems() for c in system.currencies}
     for key in sheet:
-        if key in CURRENCY_FIELDS:
+        if key in declared:
             errors.setdefault(key, []).append(
-                f"{CURRENCY_LABELS[key]} change only through the GM's adjustments."
+                f"{declared[key].label} change only through the GM's adjustments."
             )
         elif key not in spec.keys:
             errors.setdefault(key, []).append(f"This system's sheet has no {key!r}.")
@@ -493,16 +477,38 @@ def sheet_sections(spec: SheetSpec, character: Any) -> list[Section]:
     return sections
 
 
+def currencies(spec: SheetSpec) -> tuple[systems.Currency, ...]:
+    """The currencies and harm the sheet's system declares (``System.currencies``)."""
+    found = systems.find(spec.system)
+    return found.currencies if found else ()
+
+
+def currency(spec: SheetSpec, field: str) -> systems.Currency | None:
+    found = systems.find(spec.system)
+    return found.currency(field) if found else None
+
+
+def currency_label(spec: SheetSpec, field: str) -> str:
+    declared = currency(spec, field)
+    return declared.label if declared else field.replace("_", " ").capitalize()
+
+
+def currency_value(spec: SheetSpec, character: Any, declared: systems.Currency) -> Any:
+    """A currency as tables show it: "2 / 5" when a column counts its total ever gained."""
+    found = systems.get(spec.system)
+    total = found.total_for(declared.field)
+    value = getattr(character, declared.field)
+    return f"{value} / {getattr(character, total.field)}" if total else value
+
+
 def currency_stats(spec: SheetSpec, character: Any) -> tuple[Stat, ...]:
     """The currencies and harm the system tracks, as labelled values ("Plot points 2 / 5")."""
+    found = systems.find(spec.system)
     stats = []
-    for field in spec.currencies:
-        if field == "plot_points_total":
-            continue  # shown with plot points
-        if field == "plot_points":
-            stats.append(
-                Stat("Plot points", f"{character.plot_points} / {character.plot_points_total}")
-            )
-        else:
-            stats.append(Stat(CURRENCY_LABELS[field], getattr(character, field)))
+    for declared in currencies(spec):
+        if declared.total_of:
+            continue  # shown with the currency it counts
+        counted = found is not None and found.total_for(declared.field) is not None
+        label = declared.many.capitalize() if counted else declared.label
+        stats.append(Stat(label, currency_value(spec, character, declared)))
     return tuple(stats)

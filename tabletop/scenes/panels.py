@@ -15,39 +15,32 @@ from django.db.models import Q
 
 from tabletop import systems
 from tabletop.characters.models import Character
-from tabletop.characters.sheets import CURRENCY_LABELS, spec_for
+from tabletop.characters.sheets import currencies, currency_value, spec_for
 from tabletop.scenes import kinds
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_panels
 
-#: Currencies the GM steps up and down from the dashboard (the rest live on the sheet).
-DASHBOARD_STEPS = ("bennies", "plot_points", "hits", "lasting_hits")
-PLAYERS_CURRENCIES = ("bennies", "plot_points", "development_points")
-
 
 def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
     spec = spec_for(scene.campaign)
+    declared = [c for c in currencies(spec) if not c.total_of]  # a total shows with its count
     rows = []
     for character in characters:
         values = []
-        for field in spec.currencies:
-            if field == "plot_points_total":
-                continue  # shown as "available / total"
-            value: Any = getattr(character, field)
-            if field == "plot_points":
-                value = f"{character.plot_points} / {character.plot_points_total}"
-            players_own = field in PLAYERS_CURRENCIES
-            if players_own and character.kind != Character.Kind.PC:
-                value = "—"  # bennies and plot points are the players' (seeds 002, 004)
+        for currency in declared:
+            value: Any = currency_value(spec, character, currency)
+            pc = character.kind == Character.Kind.PC
+            if currency.players_only and not pc:
+                value = "—"  # the players' own (bennies, plot points: seeds 002, 004)
             values.append(
                 {
-                    "field": field,
-                    "label": CURRENCY_LABELS[field],
+                    "field": currency.field,
+                    "label": currency.label,
                     "value": value,
-                    "steps": field in DASHBOARD_STEPS
-                    and (character.kind == Character.Kind.PC or not players_own),
+                    # The GM's dashboard steps it (+/−): never a player's currency on an NPC.
+                    "steps": currency.gm_steps and (pc or not currency.players_only),
                 }
             )
         resources = [

@@ -20,6 +20,35 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class Currency:
+    """A currency or harm a system's characters carry (bennies, plot points, hits...), declared
+    once: a whole-number column of the character that the database keeps at zero or above, so a
+    spend is one conditional UPDATE that cannot overdraw. Play and the GM change it, never the
+    sheet form. Generic code (the party panel, the GM's dashboard and awards, the character
+    page, the adjust form) reads these declarations and names no currency itself."""
+
+    #: The column: "bennies".
+    field: str
+    #: As a sheet or a table heads it: "Bennies", "Plot points available".
+    label: str
+    #: One and many, as a card says it: "benny", "bennies".
+    one: str
+    many: str
+    #: The players' own (seeds 002, 004): an NPC's or a foe's shows "—" and the GM steps none.
+    players_only: bool = False
+    #: The GM's dashboard steps it up and down (+/−), and the GM may award it live.
+    gm_steps: bool = False
+    #: Harm, marked and healed, rather than a currency given and taken back.
+    harm: bool = False
+    #: The column counting every one ever gained of currency ``total_of`` ("plot_points_total"
+    #: of "plot_points"): never below what is available, shown with it as "2 / 5", and raised
+    #: with it by an award (seed 004: a spend "reduces the number available but not the total").
+    total_of: str | None = None
+    #: A typo of a million bennies is a mistake, not a reward.
+    maximum: int = 999
+
+
+@dataclass(frozen=True)
 class Rollable:
     """One rollable number of a character's sheet, as its system declares it (``System.rollables``)
     and the scene's Sheet tool draws it: a button named "Roll Acrobatics (3)" that opens the roll
@@ -70,6 +99,8 @@ class System:
     ``rollables``: ``rollables(character, ruleset) -> list[Rollable]`` every number of the
     character's sheet its rules roll (a skill, an attribute, a training perk...), in reading
     order: the scene's Sheet tool draws each as a button that fills that roll's panel.
+    ``currencies``: the ``Currency``s and harm its characters carry, in the order its tables
+    show them.
     ``stylesheets``, ``scripts``: its own static files (paths under its app's ``static/``,
     ``systems/<slug>/...``), which the scene page of its campaigns loads after the generic ones.
     """
@@ -88,6 +119,7 @@ class System:
     due: tuple[Callable[..., int], ...] = ()
     demo: Callable[..., None] | None = None
     rollables: Callable[[Any, Mapping[str, Any]], list[Rollable]] | None = None
+    currencies: tuple[Currency, ...] = ()
     stylesheets: tuple[str, ...] = ()
     scripts: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -95,6 +127,14 @@ class System:
     def effective_ruleset(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         """The campaign's overrides merged over the defaults and checked (``rules/``)."""
         return self.rules.validate_ruleset(overrides)
+
+    def currency(self, field: str) -> Currency | None:
+        """The currency kept in column ``field``, if this system has it."""
+        return next((c for c in self.currencies if c.field == field), None)
+
+    def total_for(self, field: str) -> Currency | None:
+        """The column that counts every one of currency ``field`` ever gained, if any."""
+        return next((c for c in self.currencies if c.total_of == field), None)
 
 
 _SYSTEMS: dict[str, System] = {}

@@ -142,3 +142,51 @@ def test_a_system_s_static_files_live_in_its_app():
     generic = Path(__file__).resolve().parents[2] / "static"
     assert not (generic / "systems").exists()
     assert not list(generic.rglob("challenge.*"))
+
+
+def _declared_currencies() -> set[str]:
+    from tabletop import systems
+
+    return {c.field for system in systems.all_systems() for c in system.currencies}
+
+
+#: Where a system's currencies are still columns of the generic Character (issue 28 moves them
+#: into each system's own sheet model; until then the model and its migrations name them).
+_COLUMNS_STILL_ON_CHARACTER = {"tabletop/characters/models.py"}
+
+
+def test_generic_code_and_templates_name_no_currency_a_system_declares():
+    import io
+    import tokenize
+
+    declared = _declared_currencies()
+    assert {"bennies", "plot_points", "hits"} <= declared  # the check has something to find
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for path in sorted((root / "tabletop").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if _system_package(rel[:-3].replace("/", ".")) or "/migrations/" in rel:
+            continue
+        if rel in _COLUMNS_STILL_ON_CHARACTER:
+            continue
+        tokens = list(tokenize.generate_tokens(io.StringIO(path.read_text()).readline))
+        for before, token in zip([None, *tokens], tokens, strict=False):
+            named = (
+                token.type == tokenize.STRING
+                and token.string.strip("\"'") in declared
+                or token.type == tokenize.NAME
+                and token.string in declared
+                and before is not None
+                and before.string == "."
+            )
+            if named:
+                offenders.append(f"{rel}:{token.start[0]} {token.string}")
+    for path in sorted((root / "templates").rglob("*.html")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("templates/systems/"):
+            continue
+        text = path.read_text()
+        for field in declared:
+            for match in re.finditer(rf"""(\.{field}\b|["']{field}["'])""", text):
+                offenders.append(f"{rel}:{text.count(chr(10), 0, match.start()) + 1} {field}")
+    assert offenders == [], "generic code must read System.currencies"

@@ -29,7 +29,7 @@ from tabletop.scenes.actions.scenes import (
     scene_heartbeat,
     scene_open,
 )
-from tabletop.scenes.actions.spends import ADJUSTABLE, currency_adjust
+from tabletop.scenes.actions.spends import currency_adjust
 from tabletop.scenes.actions.turns import (
     turns_act,
     turns_end,
@@ -119,7 +119,6 @@ def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str)
 
 
 __all__ = [
-    "ADJUSTABLE",
     "COMMANDS",
     "CommandRepeated",
     "chat_say",

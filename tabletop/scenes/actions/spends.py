@@ -57,25 +57,22 @@ def amend(event: SceneEvent, outcome: RollOutcome, spend: dict[str, Any]) -> Non
 
 # --- GM awards and adjustments ---------------------------------------------------------------
 
-#: What the GM hands out or takes away from the scene's dashboard, per step.
-ADJUSTABLE = {
-    "bennies": ("benny", "bennies"),
-    "plot_points": ("plot point", "plot points"),
-    "hits": ("hit", "hits"),
-    "lasting_hits": ("lasting hit", "lasting hits"),
-}
-
 
 @scene_action(gm=True, locks=False)  # character_adjust is one conditional UPDATE
 def currency_adjust(
     *, scene: Scene, actor: Any, character: Character, field: str, amount: int
 ) -> SceneEvent:
-    """The GM awards (or takes back) bennies or plot points, or marks hits, live.
+    """The GM awards (or takes back) a currency, or marks or heals harm, live: any the
+    campaign's system declares the GM steps (``Currency.gm_steps``).
 
-    An award of plot points raises available and total alike (seed: spending "reduces the
-    number available but not the total"; an award is new points).
+    An award raises the currency's total too when the system counts one (percentile's plot
+    points: spending "reduces the number available but not the total"; an award is new points).
     """
-    if field not in ADJUSTABLE:
+    system = scene.campaign.game
+    declared = system.currency(field) if isinstance(field, str) else None
+    if declared is None and isinstance(field, str) and field.isidentifier():
+        raise ValidationError(f"This system's characters have no {field[:30].replace('_', ' ')}.")
+    if declared is None or not declared.gm_steps:
         raise ValidationError(f"The GM can't hand out {str(field)[:30]!r} here.")
     amount = whole(amount, "How many?")
     if amount == 0 or abs(amount) > 99:
@@ -83,15 +80,15 @@ def currency_adjust(
     if character.campaign_id != scene.campaign_id:
         raise ValidationError("That character is not in this campaign.")
     changes = {field: amount}
-    if field == "plot_points" and amount > 0:
-        changes["plot_points_total"] = amount
+    total = system.total_for(field)
+    if total is not None and amount > 0:
+        changes[total.field] = amount
     character_adjust(character=character, actor=actor, relative=True, **changes)
-    one, many = ADJUSTABLE[field]
     count = abs(amount)
     verb = "gave" if amount > 0 else "took back"
-    if field in ("hits", "lasting_hits"):
+    if declared.harm:
         verb = "marked" if amount > 0 else "healed"
-    noun = one if count == 1 else many
+    noun = declared.one if count == 1 else declared.many
     return record_event(
         scene=scene,
         kind="award",
@@ -102,6 +99,7 @@ def currency_adjust(
             "character": character.name,
             "field": field,
             "amount": amount,
+            "harm": declared.harm,
         },
     )
 

@@ -8,6 +8,17 @@ from typing import Any
 
 from rules import conductor
 from tabletop.characters.sheets import SheetSpec, int_or
+from tabletop.systems import Currency
+
+#: Bennies are the players' (seed 002: "the players' bennies"); hits and lasting hits are harm
+#: any character takes. The GM steps each from the dashboard.
+CURRENCIES = (
+    Currency("bennies", "Bennies", "benny", "bennies", players_only=True, gm_steps=True),
+    Currency("hits", "Hits", "hit", "hits", gm_steps=True, harm=True),
+    Currency(
+        "lasting_hits", "Lasting hits", "lasting hit", "lasting hits", gm_steps=True, harm=True
+    ),
+)
 
 
 def _skills(ruleset: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple, tuple]:
@@ -34,5 +45,5 @@ def sheet(ruleset: Mapping[str, Any]) -> SheetSpec:
         must_specify=must,
         uses_difficulty=True,
         default_difficulty=int_or(ruleset.get("character_difficulty"), 3),
-        currencies=("bennies", "hits", "lasting_hits"),
+        currencies=tuple(c.field for c in CURRENCIES),
     )

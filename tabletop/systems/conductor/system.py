@@ -29,5 +29,6 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.ConductorSettingsForm,
         demo=demo.demo,
+        currencies=sheet.CURRENCIES,
     )
 )

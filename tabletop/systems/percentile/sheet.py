@@ -7,6 +7,35 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop.characters.sheets import SheetSpec, first_of, names_from
+from tabletop.systems import Currency
+
+#: Plot points and development points are the players' (seed 004); the GM awards plot points
+#: live, and a spend "reduces the number available but not the total".
+CURRENCIES = (
+    Currency(
+        "plot_points",
+        "Plot points available",
+        "plot point",
+        "plot points",
+        players_only=True,
+        gm_steps=True,
+    ),
+    Currency(
+        "plot_points_total",
+        "Plot points total",
+        "plot point in total",
+        "plot points in total",
+        players_only=True,
+        total_of="plot_points",
+    ),
+    Currency(
+        "development_points",
+        "Development points",
+        "development point",
+        "development points",
+        players_only=True,
+    ),
+)
 
 #: The stat the seed's perception rolls use ("only your Perceptivity stat").
 STATS = ("Perceptivity",)
@@ -22,5 +51,5 @@ def sheet(ruleset: Mapping[str, Any]) -> SheetSpec:
         uses_stats=True,
         stat_suggestions=names_from(ruleset.get("stats"), STATS),
         uses_movement=True,
-        currencies=("plot_points", "plot_points_total", "development_points"),
+        currencies=tuple(c.field for c in CURRENCIES),
     )

@@ -31,5 +31,6 @@ SYSTEM = systems.register(
         settings_form=settings.PercentileSettingsForm,
         demo=demo.demo,
         stylesheets=("systems/percentile/percentile.css",),
+        currencies=sheet.CURRENCIES,
     )
 )
