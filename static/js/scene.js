@@ -362,6 +362,109 @@
     }
   });
 
+  // --- the Sheet tool: a character's sheet at the table (templates/scenes/_sheet_tool.html).
+  // Each rollable number is a button that fills its roll panel (the character, what is rolled,
+  // the table-wide mode), opens it in the Roll tool and asks for its odds: one more click rolls.
+  // The sheet's currencies mirror the party panel's and the GM table's cells (data-mirrors
+  // names the cell), which the server's frames keep live: the sheet has no frames of its own.
+  // The GM (or a player with several characters) picks whose sheet shows; the page remembers. ---
+
+  function sheetKey() { return "tabletop:scene-sheet:" + ((scene() && scene().getAttribute("data-scene")) || ""); }
+
+  function showSheet(pk, remember) {
+    var cards = Array.prototype.slice.call(document.querySelectorAll("#tab-sheet [data-sheet]"));
+    if (!cards.some(function (card) { return card.getAttribute("data-sheet") === pk; })) { return; }
+    cards.forEach(function (card) { card.hidden = card.getAttribute("data-sheet") !== pk; });
+    var pick = document.getElementById("sheet-pick");
+    if (pick && pick.value !== pk) { pick.value = pk; }
+    if (remember) {
+      try { window.sessionStorage.setItem(sheetKey(), pk); } catch (e) { /* private mode */ }
+    }
+  }
+
+  function mirrorSheet() {
+    document.querySelectorAll("#tab-sheet [data-mirrors]").forEach(function (el) {
+      var cell = document.getElementById(el.getAttribute("data-mirrors"));
+      var text = cell ? cell.textContent.trim() : null;
+      if (text !== null && el.textContent !== text) { el.textContent = text; }
+    });
+  }
+
+  // One field of a roll panel, set as a rollable names it: a select only to an option it has
+  // (else it stays as it was and the odds say what is wrong), a radio group to the radio of that
+  // value, a checkbox ticked, a text or number field to the value.
+  function setField(form, name, value) {
+    var field = form.elements.namedItem(name);
+    if (!field) { return; }
+    var items = field.tagName ? [field] : Array.prototype.slice.call(field);
+    var first = items[0];
+    if (!first) { return; }
+    if (first.tagName === "SELECT") {
+      var has = Array.prototype.some.call(first.options, function (o) { return o.value === value; });
+      if (!has) { return; }
+      first.value = value;
+      if (first.querySelector("option[data-sets]")) { applyPickedValues(first); }
+    } else if (first.type === "checkbox") {
+      items.forEach(function (box) { box.checked = true; });
+    } else if (first.type === "radio") {
+      items.forEach(function (radio) { radio.checked = radio.value === value; });
+    } else {
+      first.value = value;
+    }
+  }
+
+  function askOdds(el) {
+    if (!el || !window.htmx) { return; }
+    if (offline) {  // asked again once the table is back (refreshOdds)
+      if (staleOdds.indexOf(el) < 0) { staleOdds.push(el); }
+      return;
+    }
+    var asked = window.htmx.ajax("GET", el.getAttribute("hx-get"), { source: el, target: el, swap: "innerHTML" });
+    if (asked && asked.catch) { asked.catch(function () { /* the next change asks again */ }); }
+  }
+
+  function fillRollPanel(button) {
+    var kind = button.getAttribute("data-roll-kind");
+    var form = document.querySelector("#tab-roll form.roll-form[data-roll-kind='" + kind + "']");
+    if (!form) { return; }
+    var fields = {};
+    try { fields = JSON.parse(button.getAttribute("data-fields") || "{}"); } catch (e) { fields = {}; }
+    // Exactly the boxes the rollable names are ticked: a speciality left ticked from an earlier
+    // roll of another attribute would be refused.
+    form.querySelectorAll("input[type='checkbox']").forEach(function (box) { box.checked = false; });
+    setField(form, "character", button.getAttribute("data-character"));
+    Object.keys(fields).forEach(function (name) { setField(form, name, String(fields[name])); });
+    applyTableMode(form);
+    var panel = form.closest("details");
+    document.querySelectorAll("#tab-roll details[open]").forEach(function (other) {
+      if (other !== panel) { other.open = false; }
+    });
+    if (panel) { panel.open = true; }
+    showTab("roll", true);
+    askOdds(form.querySelector(".odds"));
+    if (panel) { panel.scrollIntoView({ block: "start" }); }
+    var roll = form.querySelector("button[type='submit']");
+    if (roll) { roll.focus({ preventScroll: true }); }
+  }
+
+  document.addEventListener("click", function (evt) {
+    var button = evt.target.closest ? evt.target.closest("#tab-sheet [data-rollable]") : null;
+    if (button) { fillRollPanel(button); }
+  });
+
+  document.addEventListener("change", function (evt) {
+    if (evt.target && evt.target.id === "sheet-pick") { showSheet(evt.target.value, true); }
+  });
+
+  document.body.addEventListener("htmx:wsAfterMessage", mirrorSheet);
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var saved = null;
+    try { saved = window.sessionStorage.getItem(sheetKey()); } catch (e) { saved = null; }
+    if (saved) { showSheet(saved, false); }
+    mirrorSheet();
+  });
+
   // --- the composer ---
 
   var history = [];

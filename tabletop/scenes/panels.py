@@ -8,6 +8,7 @@ dashboard, with hidden results and pending approvals, only ever goes to the GM.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -21,6 +22,7 @@ from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_panels
+from tabletop.scenes.rollkinds import kinds_for
 
 
 def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
@@ -216,3 +218,57 @@ def render_panels(
 def stale_panels(event: SceneEvent) -> frozenset[str]:
     """The panels an event makes stale: its kind says (tabletop.scenes.kinds)."""
     return kinds.get(event.kind).stale_panels(event)
+
+
+# --- the Sheet tool ------------------------------------------------------------------------------
+# A character's sheet at the table: its currencies as the party panel shows them and the rollable
+# numbers its system declares (``System.rollables``), each a button that fills its roll panel
+# (static/js/scene.js). Nothing of it is pushed: its currencies mirror the party panel's and the
+# GM table's cells (their ids), which the events above keep live, so it costs no frame or render.
+
+#: The Sheet tool's picker lists the players' characters first, then the GM's.
+_KIND_ORDER = (Character.Kind.PC, Character.Kind.NPC, Character.Kind.FOE)
+
+
+def sheet_characters(scene: Scene, viewer: Viewer) -> list[Character]:
+    """The characters whose sheets the viewer's Sheet tool holds: a player's own, every one of
+    the campaign for the GM. Nobody else's: a sheet's numbers are its owner's and the GM's (the
+    party panel shows the players' currencies to everyone, nothing more)."""
+    found = Character.objects.filter(campaign=scene.campaign).select_related("owner")
+    if not viewer.is_gm:
+        found = found.filter(owner_id=viewer.user_id)
+    return sorted(found.order_by("name"), key=lambda c: _KIND_ORDER.index(c.kind))
+
+
+def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
+    """Each of the viewer's sheets (``sheet_characters``) for ``scenes/_sheet_tool.html``: the
+    character, its currencies (the party panel's row, and the prefix of the cells they mirror:
+    the party panel's for a player's character, the GM table's for the GM's) and its rollables
+    by section, those of roll kinds the scene's roll panels offer, with their fields as JSON."""
+    characters = sheet_characters(scene, viewer)
+    if not characters:
+        return []
+    system = systems.find(scene.campaign.system)
+    declared = system.rollables if system is not None else None
+    ruleset = scene.campaign.effective_ruleset()
+    offered = {kind.name for kind in kinds_for(scene.campaign.system)}
+    sheets = []
+    for row in _rows(scene, characters):
+        character = row["character"]
+        sections: dict[str, list[dict[str, Any]]] = {}
+        for rollable in declared(character, ruleset) if declared is not None else ():
+            if rollable.roll_kind in offered:
+                sections.setdefault(rollable.section, []).append(
+                    {"rollable": rollable, "fields": json.dumps(dict(rollable.fields))}
+                )
+        sheets.append(
+            {
+                "character": character,
+                "money": row,
+                "cells": ROW_PANELS[
+                    "party-row" if character.kind == Character.Kind.PC else "table-row"
+                ],
+                "sections": [{"title": t, "rollables": r} for t, r in sections.items()],
+            }
+        )
+    return sheets

@@ -17,7 +17,7 @@ from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.events import render_card, visible_page
 from tabletop.scenes.models import Scene
 from tabletop.scenes.modes import modes_for
-from tabletop.scenes.panels import panel_context
+from tabletop.scenes.panels import panel_context, sheet_tool
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 from tabletop.scenes.selectors import online_users, table_members, viewer_for
@@ -83,6 +83,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "characters": characters,
             "roll_modes": [(m.name, m.label) for m in modes_for(is_gm=viewer.is_gm)],
             "members": table_members(scene.campaign),
+            "sheets": sheet_tool(scene, viewer) if scene.is_open else [],
         },
     )
 

@@ -3,7 +3,16 @@ when its app is ready (``apps.py``)."""
 
 from rules import annulus as rules_module
 from tabletop import systems
-from tabletop.systems.annulus import actions, demo, events, panels, rolls, settings, sheet
+from tabletop.systems.annulus import (
+    actions,
+    demo,
+    events,
+    panels,
+    rollables,
+    rolls,
+    settings,
+    sheet,
+)
 
 SYSTEM = systems.register(
     systems.System(
@@ -17,6 +26,7 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.AnnulusSettingsForm,
         demo=demo.demo,
+        rollables=rollables.rollables,
         stylesheets=("systems/annulus/annulus.css",),
         scripts=("systems/annulus/annulus.js",),
     )

@@ -9,6 +9,7 @@ from tabletop.systems.conductor import (
     events,
     expedition,
     panels,
+    rollables,
     rolls,
     settings,
     sheet,
@@ -29,6 +30,7 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.ConductorSettingsForm,
         demo=demo.demo,
+        rollables=rollables.rollables,
         currencies=sheet.CURRENCIES,
     )
 )

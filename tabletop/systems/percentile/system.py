@@ -9,6 +9,7 @@ from tabletop.systems.percentile import (
     maneuvers,
     panels,
     plot_points,
+    rollables,
     rolls,
     settings,
     sheet,
@@ -30,6 +31,7 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.PercentileSettingsForm,
         demo=demo.demo,
+        rollables=rollables.rollables,
         stylesheets=("systems/percentile/percentile.css",),
         currencies=sheet.CURRENCIES,
     )

@@ -3,7 +3,16 @@ when its app is ready (``apps.py``)."""
 
 from rules import roll_and_keep as rules_module
 from tabletop import systems
-from tabletop.systems.roll_and_keep import contests, demo, events, panels, rolls, settings, sheet
+from tabletop.systems.roll_and_keep import (
+    contests,
+    demo,
+    events,
+    panels,
+    rollables,
+    rolls,
+    settings,
+    sheet,
+)
 
 SYSTEM = systems.register(
     systems.System(
@@ -17,5 +26,6 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.RollAndKeepSettingsForm,
         demo=demo.demo,
+        rollables=rollables.rollables,
     )
 )

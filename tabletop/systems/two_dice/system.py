@@ -3,7 +3,16 @@ when its app is ready (``apps.py``)."""
 
 from rules import two_dice as rules_module
 from tabletop import systems
-from tabletop.systems.two_dice import checks, demo, events, panels, rolls, settings, sheet
+from tabletop.systems.two_dice import (
+    checks,
+    demo,
+    events,
+    panels,
+    rollables,
+    rolls,
+    settings,
+    sheet,
+)
 
 SYSTEM = systems.register(
     systems.System(
@@ -18,6 +27,7 @@ SYSTEM = systems.register(
         sheet=sheet.sheet,
         settings_form=settings.TwoDiceSettingsForm,
         demo=demo.demo,
+        rollables=rollables.rollables,
         stylesheets=("systems/two_dice/two_dice.css",),
     )
 )
