@@ -1,8 +1,9 @@
 // The live scene page: keeps the seq cursor, says hello on (re)connect so the server replays what
 // was missed (and marks what was), handles JSON control frames, verifies revealed commitments,
 // keeps the log anchored with a "N new" pill, switches the tool tabs, sends the composer's line
-// (parsed by composer.js) and keeps every roll panel on the table-wide roll mode. Every command
-// it sends is kept until the server answers it, sent again after a reconnect, never twice.
+// (parsed by composer.js), keeps every roll panel on the table-wide roll mode and fills one from
+// a rollable number of the Sheet tool. Every command it sends is kept until the server answers
+// it, sent again after a reconnect, never twice.
 // No eval, no inline script: loaded from 'self' under a strict CSP.
 (function () {
   "use strict";
