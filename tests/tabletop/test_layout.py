@@ -190,3 +190,35 @@ def test_generic_code_and_templates_name_no_currency_a_system_declares():
             for match in re.finditer(rf"""(\.{field}\b|["']{field}["'])""", text):
                 offenders.append(f"{rel}:{text.count(chr(10), 0, match.start()) + 1} {field}")
     assert offenders == [], "generic code must read System.currencies"
+
+
+def test_a_system_uses_generic_code_only_through_the_plugin_api():
+    """tabletop/systems/api.py is the whole surface a system may use: a system package imports
+    the project's generic code from there alone (and ``rules/``, Django, the standard library)."""
+    graph = _graph()
+    # Its apps.py loads before any model: it subclasses SystemConfig from the registry's apps.
+    allowed = {"tabletop.systems", "tabletop.systems.api", "tabletop.systems.apps"}
+    reaching = {
+        name: sorted(
+            dep
+            for dep in deps
+            if dep.startswith("tabletop")
+            and dep not in allowed
+            and _system_package(dep) != _system_package(name)
+        )
+        for name, deps in graph.items()
+        if _system_package(name)
+    }
+    assert {name: deps for name, deps in reaching.items() if deps} == {}
+    assert any(
+        "tabletop.systems.api" in deps for name, deps in graph.items() if _system_package(name)
+    )
+
+
+def test_the_plugin_api_names_what_it_exports():
+    from tabletop.systems import api
+
+    missing = [name for name in api.__all__ if not hasattr(api, name)]
+    assert missing == []
+    for name in api.__all__:  # each one documented in the module's list of names
+        assert f"``{name}``" in api.__doc__, name

@@ -33,14 +33,27 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from rules import annulus
 from rules.annulus import Challenge
 from rules.core import Rng, RulesError, lookup
-from tabletop.characters.models import Character
-from tabletop.scenes import access  # access.game_dice, looked up late: tests script the dice
-from tabletop.scenes.access import whole
-from tabletop.scenes.commands import Blank, Command, Picks, Raw, Rolling, Text, Whole
-from tabletop.scenes.commitments import canonical_json
-from tabletop.scenes.events import record_event, reveal_event
-from tabletop.scenes.kit import procedure_state, scene_action, store_state
-from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.systems import api
+from tabletop.systems.api import (
+    Audience,
+    Blank,
+    Character,
+    Command,
+    Picks,
+    Raw,
+    Rolling,
+    Scene,
+    SceneEvent,
+    Text,
+    Whole,
+    canonical_json,
+    procedure_state,
+    record_event,
+    reveal_event,
+    scene_action,
+    store_state,
+    whole,
+)
 
 #: The procedure state's name (and the panel's).
 STATE_KEY = "challenge"
@@ -134,7 +147,7 @@ def challenge_setup(
             "An operation challenge is already under way: finish it or call it off first."
         )
     challenge = annulus.setup_challenge(
-        difficulty=difficulty, types=types, length=length, ruleset=rules, rng=access.game_dice(rng)
+        difficulty=difficulty, types=types, length=length, ruleset=rules, rng=api.game_dice(rng)
     )
     number = current.get("number", 0) + 1
     event = record_event(
@@ -197,7 +210,7 @@ def challenge_adjust(
         direction=step,
         perk_dice=_perk_dice(challenge, character, rules),
         ruleset=rules,
-        rng=access.game_dice(rng),
+        rng=api.game_dice(rng),
     )
     event = record_event(
         scene=scene,
@@ -283,7 +296,7 @@ def challenge_toolkit(
         value=number,
         perk_dice=_perk_dice(challenge, character, rules),
         ruleset=rules,
-        rng=access.game_dice(rng),
+        rng=api.game_dice(rng),
     )
     shown = result.visible_index
     event = record_event(

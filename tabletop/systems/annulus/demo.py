@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabletop.characters.demo import GM, NPC, PC, by_position
-from tabletop.characters.sheets import SheetSpec
+from tabletop.systems.api import GM, NPC, PC, SheetSpec, by_position
 
 
 def demo(spec: SheetSpec) -> list[dict[str, Any]]:

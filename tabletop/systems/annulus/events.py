@@ -1,6 +1,6 @@
 """The events of an operation challenge: each makes the challenge panel stale."""
 
-from tabletop.scenes.kinds import ANY_AUDIENCE, EventKind
+from tabletop.systems.api import ANY_AUDIENCE, EventKind
 
 _PANEL = frozenset({"challenge"})
 

@@ -15,11 +15,8 @@ from typing import Any
 
 from rules import annulus
 from rules.annulus import Challenge
-from tabletop.characters.models import Character
-from tabletop.scenes.kit import procedure_state
-from tabletop.scenes.procedures import ProcedurePanel
-from tabletop.scenes.rollkinds import percent
 from tabletop.systems.annulus.actions import STATE_KEY
+from tabletop.systems.api import Character, ProcedurePanel, percent, procedure_state
 
 #: Training-perk dice the odds line shows (0 = none).
 ODDS_TRAINING = (0, 1, 2, 3)

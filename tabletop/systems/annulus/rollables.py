@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import annulus
-from tabletop.systems import Rollable
+from tabletop.systems.api import Rollable
 
 #: The roll kind both checks are made with (rolls.py), and its two checks.
 KIND = "annulus_check"

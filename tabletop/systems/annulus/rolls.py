@@ -15,14 +15,7 @@ from django.core.exceptions import ValidationError
 
 from rules import annulus
 from rules.core import MAX_POOL, lookup
-from tabletop.scenes.rollkinds import (
-    RollKind,
-    RollOutcome,
-    field_int,
-    field_str,
-    odds_rows,
-    percent,
-)
+from tabletop.systems.api import RollKind, RollOutcome, field_int, field_str, odds_rows, percent
 
 #: This system's roll kinds, in the order its roll panels show them.
 KINDS: list[RollKind] = []

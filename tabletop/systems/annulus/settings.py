@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rules import annulus
 from rules.core import MAX_POOL, MAX_SIDES
-from tabletop.campaigns.ruleset_forms import Hint, RulesetForm
+from tabletop.systems.api import Hint, RulesetForm
 
 #: The toolkit effects the engine supports (RULES-NOTES "Toolkit abilities"), in plain words.
 EFFECT_LABELS = {

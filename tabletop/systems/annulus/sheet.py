@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop.characters.sheets import SheetSpec, first_of, names_from
+from tabletop.systems.api import SheetSpec, first_of, names_from
 
 #: RULES-NOTES default when a ruleset lacks the list.
 CHALLENGE_TYPES = ("Knowledge", "Finesse", "Force", "Perception")

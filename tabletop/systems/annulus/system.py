@@ -2,7 +2,7 @@
 when its app is ready (``apps.py``)."""
 
 from rules import annulus as rules_module
-from tabletop import systems
+from tabletop.systems import api
 from tabletop.systems.annulus import (
     actions,
     demo,
@@ -14,8 +14,8 @@ from tabletop.systems.annulus import (
     sheet,
 )
 
-SYSTEM = systems.register(
-    systems.System(
+SYSTEM = api.register(
+    api.System(
         slug="annulus",
         label="Annulus (operation challenges)",
         rules=rules_module,

@@ -10,14 +10,22 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules import conductor
 from rules.core import Rng
-from tabletop.scenes import access as base
-from tabletop.scenes.access import lock_roll, roll_data
-from tabletop.scenes.actions.spends import amend, pay, require_latest_roll
-from tabletop.scenes.commands import Command, Raw
-from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import scene_action
-from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.rollkinds import percent
+from tabletop.systems import api
+from tabletop.systems.api import (
+    Audience,
+    Command,
+    Raw,
+    Scene,
+    SceneEvent,
+    amend,
+    lock_roll,
+    pay,
+    percent,
+    record_event,
+    require_latest_roll,
+    roll_data,
+    scene_action,
+)
 from tabletop.systems.conductor import rolls as conductor_kinds
 
 
@@ -50,7 +58,7 @@ def benny_spend(
         data["roll_kind"],
         data["result"],
         die_index=die_index,
-        rng=base.game_dice(rng),
+        rng=api.game_dice(rng),
         bennies_left=max(int(character.bennies or 0) - 1, 0),  # this one is paid just below
         name=character.name,
     )

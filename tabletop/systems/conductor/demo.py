@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabletop.characters.demo import FOE, GM, PC
-from tabletop.characters.sheets import SheetSpec
+from tabletop.systems.api import FOE, GM, PC, SheetSpec
 
 
 def demo(spec: SheetSpec) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """The events of bennies, healing and the wilderness expedition."""
 
-from tabletop.scenes.kinds import EventKind
+from tabletop.systems.api import EventKind
 
 _SHEETS = frozenset({"party", "dashboard"})  # bennies and hits are on the party panel
 _EXPEDITION = frozenset({"expedition", "party", "dashboard"})

@@ -25,15 +25,27 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules import conductor
 from rules.core import Rng
-from tabletop.characters.actions import character_adjust
-from tabletop.characters.models import Character
-from tabletop.scenes import access as base
-from tabletop.scenes.access import lock_roll, roll_data
-from tabletop.scenes.actions.spends import pay as _pay
-from tabletop.scenes.commands import Command, Flag, Member, Members, Parsed, Raw, Text
-from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import procedure_state, scene_action, store_state
-from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.systems import api
+from tabletop.systems.api import (
+    Character,
+    Command,
+    Flag,
+    Member,
+    Members,
+    Parsed,
+    Raw,
+    Scene,
+    SceneEvent,
+    Text,
+    character_adjust,
+    lock_roll,
+    procedure_state,
+    record_event,
+    roll_data,
+    scene_action,
+    store_state,
+)
+from tabletop.systems.api import pay as _pay
 from tabletop.systems.conductor.rolls import sheet_skill
 
 #: The key of the expedition in ``Scene.state`` (and the panel's name).
@@ -178,7 +190,7 @@ def expedition_choose_action(
     if action.casefold() == "forage":
         _, survival = sheet_skill(character, "Survival", ruleset=scene.campaign.effective_ruleset())
     expedition, moves = expedition.choose_action(
-        str(character.pk), action, survival=survival, rng=base.game_dice(rng)
+        str(character.pk), action, survival=survival, rng=api.game_dice(rng)
     )
     store_state(scene, STATE_KEY, expedition.to_dict())
     taken = moves[0]
@@ -255,7 +267,7 @@ def expedition_end_phase(*, scene: Scene, actor: Any, rng: Rng | None = None) ->
     after a successful Forage) and the lasting hits for hunger and for no rest, onto the sheets."""
     before = _load(scene)
     names = _names(before)
-    expedition, moves = before.end_phase(rng=base.game_dice(rng))
+    expedition, moves = before.end_phase(rng=api.game_dice(rng))
     _apply_lasting_hits(scene, actor, moves)
     store_state(scene, STATE_KEY, expedition.to_dict())
     public: dict[str, Any] = {"supply": None, "supply_skipped": None}

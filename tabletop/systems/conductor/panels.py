@@ -11,11 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import conductor
-from tabletop.characters.models import Character
-from tabletop.scenes.kit import procedure_state
-from tabletop.scenes.models import SceneEvent
-from tabletop.scenes.procedures import ProcedurePanel
-from tabletop.scenes.rollkinds import percent
+from tabletop.systems.api import Character, ProcedurePanel, SceneEvent, percent, procedure_state
 from tabletop.systems.conductor.expedition import STATE_KEY
 from tabletop.systems.conductor.rolls import sheet_skill
 

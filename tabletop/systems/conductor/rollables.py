@@ -9,8 +9,7 @@ from typing import Any
 
 from rules import conductor
 from rules.core import RulesError
-from tabletop.characters.sheets import display_skill
-from tabletop.systems import Rollable
+from tabletop.systems.api import Rollable, display_skill
 
 #: The skills with a roll of their own (rolls.py reads each by name), and that roll's kind.
 OWN_ROLLS = {

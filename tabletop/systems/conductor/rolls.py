@@ -18,11 +18,11 @@ from django.core.exceptions import ValidationError
 
 from rules import conductor
 from rules.core import RulesError
-from tabletop.characters.models import Character
-from tabletop.characters.sheets import display_skill
-from tabletop.scenes.rollkinds import (
+from tabletop.systems.api import (
+    Character,
     RollKind,
     RollOutcome,
+    display_skill,
     field_int,
     hits_band,
     odds_rows,

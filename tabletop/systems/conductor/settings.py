@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rules import conductor
 from rules.core import MAX_POOL, MAX_SIDES
-from tabletop.campaigns.ruleset_forms import ROWS_FIXED, ROWS_NULL, Hint, RulesetForm
+from tabletop.systems.api import ROWS_FIXED, ROWS_NULL, Hint, RulesetForm
 
 SPECIFICATION_LABELS = {
     "never": "Not specified",

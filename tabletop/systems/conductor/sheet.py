@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import conductor
-from tabletop.characters.sheets import SheetSpec, int_or
-from tabletop.systems import Currency
+from tabletop.systems.api import Currency, SheetSpec, int_or
 
 #: Bennies are the players' (seed 002: "the players' bennies"); hits and lasting hits are harm
 #: any character takes. The GM steps each from the dashboard.

@@ -14,14 +14,22 @@ from django.db.models import F
 
 from rules import conductor
 from rules.core import Rng
-from tabletop.characters.models import Character
-from tabletop.scenes import access as base
-from tabletop.scenes.access import lock_roll, roll_data
-from tabletop.scenes.actions.rolls import record_roll
-from tabletop.scenes.commands import Command, Raw
-from tabletop.scenes.kit import scene_action
-from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.rollkinds import RollOutcome, hit_bands, stored_odds
+from tabletop.systems import api
+from tabletop.systems.api import (
+    Audience,
+    Character,
+    Command,
+    Raw,
+    RollOutcome,
+    Scene,
+    SceneEvent,
+    hit_bands,
+    lock_roll,
+    record_roll,
+    roll_data,
+    scene_action,
+    stored_odds,
+)
 
 #: The dice statistics' bands of a roll of hits: 0, 1, 2, 3 and "4+", the same for every pool so
 #: that the rolls of one kind add up (``rollkinds.hit_bands``).
@@ -82,7 +90,7 @@ def _answer_the_miss(
         character is not None
         and (event.audience == Audience.EVERYONE or event.revealed_at is not None)
         and Character.objects.filter(pk=character.pk, bennies__gt=0).exists()
-        and base.is_latest_roll(event)
+        and api.is_latest_roll(event)
     )
     if can_spend:
         event.public["strike_back"] = {"status": "pending", "foe_id": foe.pk, "foe": foe.name}
@@ -140,7 +148,7 @@ def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = 
     foe = Character.objects.filter(pk=strike.get("foe_id"), campaign=scene.campaign).first()
     if foe is None:
         raise ValidationError("That foe is no longer in this campaign.")
-    return strike_back(roll=roll, foe=foe, target=character, rng=base.game_dice(rng))
+    return strike_back(roll=roll, foe=foe, target=character, rng=api.game_dice(rng))
 
 
 COMMANDS = (Command("strike_back", strike_back_accept, seq=Raw("seq")),)

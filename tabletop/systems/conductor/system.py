@@ -2,7 +2,7 @@
 when its app is ready (``apps.py``)."""
 
 from rules import conductor as rules_module
-from tabletop import systems
+from tabletop.systems import api
 from tabletop.systems.conductor import (
     bennies,
     demo,
@@ -16,8 +16,8 @@ from tabletop.systems.conductor import (
     strike_back,
 )
 
-SYSTEM = systems.register(
-    systems.System(
+SYSTEM = api.register(
+    api.System(
         slug="conductor",
         label="Conductor (d12 + skill, bennies, wilderness)",
         rules=rules_module,

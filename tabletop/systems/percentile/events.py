@@ -1,6 +1,6 @@
 """The events of plot points and tracked maneuvers."""
 
-from tabletop.scenes.kinds import EventKind
+from tabletop.systems.api import EventKind
 
 _SHEETS = frozenset({"party", "dashboard"})  # plot points, and the GM's list of spends
 _T = "systems/percentile/events"

@@ -11,15 +11,25 @@ from django.core.exceptions import ValidationError
 
 from rules import percentile
 from rules.core import Rng, lookup
-from tabletop.characters.models import Character
-from tabletop.scenes import access as base  # base.game_dice: the dice a test may script
-from tabletop.scenes.access import require_player
-from tabletop.scenes.actions.rolls import record_roll
-from tabletop.scenes.commands import Command, Frame, Member, Parsed, Rolling
-from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import scene_action, store_state
-from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.rollkinds import ROLL_KINDS, ordered_bands, stored_odds
+from tabletop.systems import api
+from tabletop.systems.api import (
+    ROLL_KINDS,
+    Character,
+    Command,
+    Frame,
+    Member,
+    Parsed,
+    Rolling,
+    Scene,
+    SceneEvent,
+    ordered_bands,
+    record_event,
+    record_roll,
+    require_player,
+    scene_action,
+    store_state,
+    stored_odds,
+)
 from tabletop.systems.percentile import panels as percentile_state
 from tabletop.systems.percentile import rolls as percentile_kinds
 
@@ -87,7 +97,7 @@ def maneuver_track(
         **args,
         retry_failures=attempt.failures,
         condition=streak,
-        rng=base.game_dice(rng),
+        rng=api.game_dice(rng),
         ruleset=ruleset,
     )
     streak_after, change = percentile.record_streak(streak, result, ruleset=ruleset)
@@ -141,7 +151,7 @@ def perception_make(
         )
     )
     outcome = percentile_kinds.roll_perception(
-        data=data, character=character, ruleset=ruleset, rng=base.game_dice(rng), condition=streak
+        data=data, character=character, ruleset=ruleset, rng=api.game_dice(rng), condition=streak
     )
     return record_roll(
         scene=scene,

@@ -20,10 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import percentile
-from tabletop.characters.models import Character
-from tabletop.scenes.kit import procedure_state
-from tabletop.scenes.procedures import ProcedurePanel
-from tabletop.scenes.rollkinds import ROLL_KINDS
+from tabletop.systems.api import ROLL_KINDS, Character, ProcedurePanel, procedure_state
 
 NAME = "maneuvers"
 

@@ -18,15 +18,28 @@ from django.utils import timezone
 
 from rules import percentile
 from rules.core import Rng, RulesError, lookup
-from tabletop.characters.models import Character
-from tabletop.scenes import access as base  # base.game_dice: the dice a test may script
-from tabletop.scenes.access import character_for_roll, lock_roll, roll_data, whole
-from tabletop.scenes.actions.spends import amend, pay, require_latest_roll
-from tabletop.scenes.commands import Choice, Command, Parsed, Raw, Text
-from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import scene_action
-from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.rollkinds import percent
+from tabletop.systems import api
+from tabletop.systems.api import (
+    Audience,
+    Character,
+    Choice,
+    Command,
+    Parsed,
+    Raw,
+    Scene,
+    SceneEvent,
+    Text,
+    amend,
+    character_for_roll,
+    lock_roll,
+    pay,
+    percent,
+    record_event,
+    require_latest_roll,
+    roll_data,
+    scene_action,
+    whole,
+)
 from tabletop.systems.percentile import rolls as percentile_kinds
 
 # --- live spends: plot points (percentile) ---------------------------------------------------
@@ -273,7 +286,7 @@ def plot_spend_settle(
                     new_value=spend.public["new_value"],
                     points=spend.public["points"],
                     ruleset=scene.campaign.effective_ruleset(),
-                    rng=base.game_dice(rng),
+                    rng=api.game_dice(rng),
                 )
             except RulesError as exc:  # the campaign's costs changed since: refund nothing
                 # Recorded, not raised: a raise would roll the denial back and every beat

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop.systems import Rollable
+from tabletop.systems.api import Rollable
 
 #: The skill running uses instead of Quickness when the sheet has it (seed: "or Running skill").
 RUNNING = "running"

@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 
 from rules import percentile
 from rules.core import RulesError, lookup
-from tabletop.scenes.rollkinds import (
+from tabletop.systems.api import (
     RollKind,
     RollOutcome,
     field_int,

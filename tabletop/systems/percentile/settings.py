@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from rules import percentile
-from tabletop.campaigns.ruleset_forms import NESTED, ROWS_ADDED, ROWS_FIXED, Hint, RulesetForm
+from tabletop.systems.api import NESTED, ROWS_ADDED, ROWS_FIXED, Hint, RulesetForm
 
 MAX = percentile.MAX_BONUS
 _NUMBER = re.compile(r"^[+-]?\d+$")

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop.characters.sheets import SheetSpec, first_of, names_from
-from tabletop.systems import Currency
+from tabletop.systems.api import Currency, SheetSpec, first_of, names_from
 
 #: Plot points and development points are the players' (seed 004); the GM awards plot points
 #: live, and a spend "reduces the number available but not the total".

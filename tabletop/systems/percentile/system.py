@@ -2,7 +2,7 @@
 when its app is ready (``apps.py``)."""
 
 from rules import percentile as rules_module
-from tabletop import systems
+from tabletop.systems import api
 from tabletop.systems.percentile import (
     demo,
     events,
@@ -15,8 +15,8 @@ from tabletop.systems.percentile import (
     sheet,
 )
 
-SYSTEM = systems.register(
-    systems.System(
+SYSTEM = api.register(
+    api.System(
         slug="percentile",
         label="Percentile (open-ended d100, plot points)",
         rules=rules_module,

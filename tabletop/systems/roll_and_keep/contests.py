@@ -11,15 +11,27 @@ from django.core.exceptions import ValidationError
 
 from rules import roll_and_keep as rak
 from rules.core import Rng, lookup
-from tabletop.characters.models import Character
-from tabletop.scenes import access as base
-from tabletop.scenes.access import campaign_character, form_list, require_player, sheet_int, whole
-from tabletop.scenes.actions.rolls import record_roll
-from tabletop.scenes.commands import Command, Flag, Parsed, Raw
-from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import scene_action, store_state
-from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.rollkinds import RollOutcome
+from tabletop.systems import api
+from tabletop.systems.api import (
+    Audience,
+    Character,
+    Command,
+    Flag,
+    Parsed,
+    Raw,
+    RollOutcome,
+    Scene,
+    SceneEvent,
+    campaign_character,
+    form_list,
+    record_event,
+    record_roll,
+    require_player,
+    scene_action,
+    sheet_int,
+    store_state,
+    whole,
+)
 from tabletop.systems.roll_and_keep import panels as contest_panel
 
 # --- roll_and_keep: directly and indirectly opposed, extended ------------------------------------
@@ -324,7 +336,7 @@ def contest_roll(
         "attribute_value": rolling["attribute_value"],
         "specialities": len(rolling["specialities"]),
         "kept": rolling["kept"],
-        "rng": base.game_dice(rng),
+        "rng": api.game_dice(rng),
         "ruleset": ruleset,
     }
     if item["kind"] == "indirect":

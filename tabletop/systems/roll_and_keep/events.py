@@ -1,6 +1,6 @@
 """The events of opposed and extended actions (an indirect contest may be the GM's secret)."""
 
-from tabletop.scenes.kinds import ANY_AUDIENCE, EventKind
+from tabletop.systems.api import ANY_AUDIENCE, EventKind
 
 EVENT_KINDS = (
     EventKind(

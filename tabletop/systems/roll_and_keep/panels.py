@@ -19,10 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import roll_and_keep as rak
-from tabletop.characters.models import Character
-from tabletop.scenes.kit import procedure_state
-from tabletop.scenes.procedures import ProcedurePanel
-from tabletop.scenes.rollkinds import percent
+from tabletop.systems.api import Character, ProcedurePanel, percent, procedure_state
 
 NAME = "contests"
 

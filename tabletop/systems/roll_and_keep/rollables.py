@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import roll_and_keep as rak
-from tabletop.systems import Rollable
+from tabletop.systems.api import Rollable
 
 KIND = "roll_and_keep"
 #: The panel's checkbox of a speciality (rolls.SPECIALITY_PREFIX).

@@ -16,14 +16,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from rules import roll_and_keep as rak
-from tabletop.scenes.rollkinds import (
-    RollKind,
-    RollOutcome,
-    field_int,
-    odds_rows,
-    ordered_bands,
-    percent,
-)
+from tabletop.systems.api import RollKind, RollOutcome, field_int, odds_rows, ordered_bands, percent
 
 #: This system's roll kinds, in the order its roll panels show them.
 KINDS: list[RollKind] = []

@@ -8,7 +8,7 @@ the seed does and bound a difficulty to what a d10 can meet, as ``validate_rules
 from __future__ import annotations
 
 from rules import roll_and_keep
-from tabletop.campaigns.ruleset_forms import Hint, RulesetForm
+from tabletop.systems.api import Hint, RulesetForm
 
 
 class RollAndKeepSettingsForm(RulesetForm):

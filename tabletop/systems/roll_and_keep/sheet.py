@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop.characters.sheets import SheetSpec, links_from, names_from
+from tabletop.systems.api import SheetSpec, links_from, names_from
 
 #: RULES-NOTES defaults when a ruleset lacks them.
 COLOURS = ("White", "Blue", "Black", "Red", "Green")

@@ -2,7 +2,7 @@
 when its app is ready (``apps.py``)."""
 
 from rules import roll_and_keep as rules_module
-from tabletop import systems
+from tabletop.systems import api
 from tabletop.systems.roll_and_keep import (
     contests,
     demo,
@@ -14,8 +14,8 @@ from tabletop.systems.roll_and_keep import (
     sheet,
 )
 
-SYSTEM = systems.register(
-    systems.System(
+SYSTEM = api.register(
+    api.System(
         slug="roll_and_keep",
         label="Roll and Keep (d10 pools, mana)",
         rules=rules_module,

@@ -18,17 +18,33 @@ from django.utils import timezone
 from rules import two_dice
 from rules.core import Rng
 from rules.turns import TurnTracker
-from tabletop.characters.models import Character
-from tabletop.scenes import access as base
-from tabletop.scenes.access import require_open, require_player, sheet_int, whole
-from tabletop.scenes.actions.rolls import record_roll
-from tabletop.scenes.actions.turns import close_pending, require_started, turns_state
-from tabletop.scenes.commands import Command, Members, Parsed, Raw, Rolling
-from tabletop.scenes.events import record_event
-from tabletop.scenes.kit import procedure_state, scene_action, scene_locked, store_state
-from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.procedures import turns as turns_panel
-from tabletop.scenes.rollkinds import RollOutcome, ordered_bands, stored_odds
+from tabletop.systems import api
+from tabletop.systems.api import (
+    Character,
+    Command,
+    Members,
+    Parsed,
+    Raw,
+    Rolling,
+    RollOutcome,
+    Scene,
+    SceneEvent,
+    close_pending,
+    ordered_bands,
+    procedure_state,
+    record_event,
+    record_roll,
+    require_open,
+    require_player,
+    require_started,
+    scene_action,
+    scene_locked,
+    sheet_int,
+    store_state,
+    stored_odds,
+    turns_state,
+    whole,
+)
 from tabletop.systems.two_dice.panels import pending_of, window_open
 from tabletop.systems.two_dice.resources import pay_from_sheet
 from tabletop.systems.two_dice.rolls import BAND_LABELS as TWO_DICE_BANDS
@@ -87,8 +103,8 @@ def check_declare(
     require_started(tracker)
     if state.get("pending"):
         raise ValidationError("Another check is waiting for reactions: it rolls first.")
-    pid = turns_panel.participant_id(character)
-    target_ids = [turns_panel.participant_id(t) for t in targets]
+    pid = api.turn_participant_id(character)
+    target_ids = [api.turn_participant_id(t) for t in targets]
     for target in target_ids:
         tracker.participant(target)
     if pid in target_ids:
@@ -138,7 +154,7 @@ def check_declare(
             "action": action.to_dict(),
         },
     )
-    store_state(scene, turns_panel.NAME, state)
+    store_state(scene, api.TURNS_PANEL, state)
     return event
 
 
@@ -188,8 +204,8 @@ def check_react(
     pending = pending_of(state)
     if pending is None:
         raise ValidationError("There is no check waiting for reactions.")
-    pid = turns_panel.participant_id(character)
-    rng = base.game_dice(rng)
+    pid = api.turn_participant_id(character)
+    rng = api.game_dice(rng)
     if pid == pending.actor:
         raise ValidationError(f"{character.name} cannot {opposition} their own check.")
     if any(o.reactor == pid for o in pending.oppositions):
@@ -213,7 +229,7 @@ def check_react(
     pending, opposed = oppose(pid, reaction, rng=rng)
     state["tracker"] = tracker.to_dict()
     state["pending"] = {**state["pending"], "action": pending.to_dict()}
-    store_state(scene, turns_panel.NAME, state)
+    store_state(scene, api.TURNS_PANEL, state)
     names = _names_by_id(tracker)
     against = names.get(pending.actor, pending.actor)
     verb = "hinders" if opposition == two_dice.HINDER else "resists"
@@ -327,7 +343,7 @@ def _roll(
     """Roll the pending check (on the locked scene) and clear it from the tracker's state."""
     raw = state["pending"]
     pending = two_dice.PendingAction.from_dict(raw["action"])
-    pending, result = pending.resolve(rng=base.game_dice(rng))
+    pending, result = pending.resolve(rng=api.game_dice(rng))
     names = _names_by_id(tracker)
     detail = {
         "check": _check_detail(result.check, names),
@@ -376,14 +392,14 @@ def _roll(
         declared.save(update_fields=["public"])
     _pay(event, character, pending.payment)
     state.update(pending=None, last={"seq": event.seq, "summary": f"{name}: {summary}"})
-    store_state(scene, turns_panel.NAME, state)
+    store_state(scene, api.TURNS_PANEL, state)
     return event
 
 
 def resolve_due(*, scene: Scene, now: datetime | None = None) -> int:
     """Roll the scene's pending check if its reaction window has closed (the follow-up when the
     window closes, and the heartbeat's safety net); how many events that recorded."""
-    pending = (procedure_state(scene, turns_panel.NAME) or {}).get("pending")
+    pending = (procedure_state(scene, api.TURNS_PANEL) or {}).get("pending")
     if not pending or window_open(pending, now):
         return 0
     with contextlib.suppress(ValidationError):  # rolled, dropped or closed meanwhile

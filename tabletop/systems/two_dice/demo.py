@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabletop.characters.demo import FOE, GM, PC, by_position
-from tabletop.characters.sheets import SheetSpec
+from tabletop.systems.api import FOE, GM, PC, SheetSpec, by_position
 
 
 def demo(spec: SheetSpec) -> list[dict[str, Any]]:

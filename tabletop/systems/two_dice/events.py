@@ -1,6 +1,6 @@
 """The events of a check on the turn tracker that others may hinder or resist."""
 
-from tabletop.scenes.kinds import EventKind
+from tabletop.systems.api import EventKind
 
 EVENT_KINDS = (
     EventKind(

@@ -11,8 +11,7 @@ from django.utils import timezone
 
 from rules import two_dice
 from rules.turns import TurnTracker
-from tabletop.scenes.procedures.turns import TurnExtras
-from tabletop.scenes.rollkinds import percent
+from tabletop.systems.api import TurnExtras, percent
 
 _SUCCEEDING = (two_dice.SUCCESS, two_dice.CRITICAL_SUCCESS)
 

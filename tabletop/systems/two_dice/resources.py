@@ -10,11 +10,15 @@ import copy
 from typing import Any
 
 from rules.core import Rng
-from tabletop.characters.models import Character
-from tabletop.scenes import selectors
-from tabletop.scenes.events import note_sheet
-from tabletop.scenes.kit import save_if_as_read, save_together
-from tabletop.scenes.models import SceneEvent, roll_data
+from tabletop.systems import api
+from tabletop.systems.api import (
+    Character,
+    SceneEvent,
+    note_sheet,
+    roll_data,
+    save_if_as_read,
+    save_together,
+)
 
 
 def pay_from_sheet(
@@ -40,7 +44,7 @@ def pay_from_sheet(
             return paid
     paid, rows = 0, []
     if character is not None and amount > 0:
-        locked = selectors.character_locked(character.pk)
+        locked = api.character_locked(character.pk)
         if locked is None:
             raise Character.DoesNotExist(f"No character {character.pk} to pay from.")
         if event is not None:

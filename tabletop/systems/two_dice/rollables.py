@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import two_dice
-from tabletop.systems import Rollable
+from tabletop.systems.api import Rollable
 
 
 def _current(character: Any, resource: str) -> int:

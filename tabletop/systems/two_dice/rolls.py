@@ -12,7 +12,7 @@ from typing import Any
 
 from rules import two_dice
 from rules.core import lookup
-from tabletop.scenes.rollkinds import (
+from tabletop.systems.api import (
     RollKind,
     RollOutcome,
     field_int,

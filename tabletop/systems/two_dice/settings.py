@@ -13,7 +13,7 @@ from typing import Any
 from rules import two_dice
 from rules.core import MAX_POOL
 from rules.two_dice.ruleset import REACTION_SECONDS_RANGE
-from tabletop.campaigns.ruleset_forms import Hint, RulesetForm
+from tabletop.systems.api import Hint, RulesetForm
 
 #: The seed's words for each dice mode.
 DICE_MODE_LABELS = {

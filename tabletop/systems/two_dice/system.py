@@ -2,7 +2,7 @@
 when its app is ready (``apps.py``)."""
 
 from rules import two_dice as rules_module
-from tabletop import systems
+from tabletop.systems import api
 from tabletop.systems.two_dice import (
     checks,
     demo,
@@ -14,8 +14,8 @@ from tabletop.systems.two_dice import (
     sheet,
 )
 
-SYSTEM = systems.register(
-    systems.System(
+SYSTEM = api.register(
+    api.System(
         slug="two_dice",
         label="Two Dice (2d6 + attribute, resources)",
         rules=rules_module,
