@@ -100,7 +100,7 @@ def _context(
     if "dashboard" in gm_sees:
         # What the system has waiting for the GM (approvals, foes waiting to strike back).
         system = systems.find(scene.campaign.system)
-        dashboard = system.extra.get("dashboard") if system is not None else None
+        dashboard = system.dashboard if system is not None else None
         if dashboard is not None:
             ctx["dashboard_template"], waiting = dashboard(scene)
             ctx.update(waiting)

@@ -14,7 +14,7 @@ a system of its own. This module imports nothing of the project, so anything may
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -101,6 +101,10 @@ class System:
     order: the scene's Sheet tool draws each as a button that fills that roll's panel.
     ``currencies``: the ``Currency``s and harm its characters carry, in the order its tables
     show them.
+    ``dashboard``: ``dashboard(scene) -> (template, context)`` what waits for the GM on the
+    scene's dashboard (approvals, foes waiting to strike back), if anything.
+    ``turns``: the turn tracker's part that is this system's (a ``TurnExtras``,
+    tabletop.scenes.procedures.turns: the pending action's template and context), if it has one.
     ``stylesheets``, ``scripts``: its own static files (paths under its app's ``static/``,
     ``systems/<slug>/...``), which the scene page of its campaigns loads after the generic ones.
     """
@@ -120,9 +124,10 @@ class System:
     demo: Callable[..., None] | None = None
     rollables: Callable[[Any, Mapping[str, Any]], list[Rollable]] | None = None
     currencies: tuple[Currency, ...] = ()
+    dashboard: Callable[[Any], tuple[str, dict[str, Any]]] | None = None
+    turns: Any = None
     stylesheets: tuple[str, ...] = ()
     scripts: tuple[str, ...] = ()
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def effective_ruleset(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         """The campaign's overrides merged over the defaults and checked (``rules/``)."""

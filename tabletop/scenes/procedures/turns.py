@@ -3,7 +3,7 @@
 The tracker itself is ``rules.turns.TurnTracker`` (teams, rounds, one action per turn, one
 reaction per round). Participants are the scene's characters, by id (``str(character.pk)``),
 so a renamed character keeps its place. A system may add to the tracker (``TurnExtras``, its
-``System.extra["turns"]``): an action declared *pending*, which others may react to while its
+``System.turns``): an action declared *pending*, which others may react to while its
 window is open (two_dice's hinder and resist), with the template that shows it.
 
 State: ``{"tracker": TurnTracker.to_dict(), "pending": {"seq", "closes_at", "involved": [ids],
@@ -66,7 +66,7 @@ class TurnExtras:
 
 def extras_for(scene: Any) -> TurnExtras | None:
     system = systems.find(scene.campaign.system)
-    return system.extra.get("turns") if system is not None else None
+    return system.turns if system is not None else None
 
 
 def participant_id(character: Character) -> str:
