@@ -11,7 +11,6 @@ the scene beats come quicker so the table still sees what happens. Its recovery 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -57,10 +56,20 @@ class Outage:
         if self.since is None:
             self.since = self.probed_at = time.monotonic()
             log.error("%s is not answering (%s); %s", self.name, _brief(error), self.consequence)
-        if self.probe is not None and (self.probing is None or self.probing.done()):
-            # Without a loop in this thread, the next failure on the loop starts it.
-            with contextlib.suppress(RuntimeError):
-                self.probing = asyncio.get_running_loop().create_task(self._probe())
+        self.keep_probing()
+
+    def keep_probing(self) -> None:
+        """While down, make sure a probe runs on this thread's loop (one from a loop that has
+        since closed, a test's, would never notice the return)."""
+        if self.since is None or self.probe is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop in this thread: the next call on the loop starts it
+        running = self.probing
+        if running is None or running.done() or running.get_loop() is not loop:
+            self.probing = loop.create_task(self._probe())
 
     async def _probe(self) -> None:
         while self.since is not None:

@@ -256,6 +256,7 @@ async def _flush(box: list[Message]) -> None:
         # The events are committed and sockets catch up from the database; the outage's probe
         # notices the layer's return (a send here would wait out its bound in every command).
         outage.layer.failures += 1
+        outage.layer.keep_probing()
         return
 
     async def send(group: str, message: dict[str, Any]) -> None:

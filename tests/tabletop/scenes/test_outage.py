@@ -67,3 +67,28 @@ def test_a_repeated_library_traceback_is_let_through_once_a_minute(times):
         "channels_redis.pubsub", logging.ERROR, "pubsub.py", 99, "Else", (), None
     )
     assert quieter.filter(other)  # another message is not held back
+
+
+def test_an_outage_left_by_a_closed_loop_is_probed_again_on_the_next(monkeypatch):
+    monkeypatch.setattr(outage, "PROBE_EVERY_SECONDS", 0.01)
+    service = Outage("Redis", "events come from the database")
+
+    async def probe() -> bool:
+        return True
+
+    async def fail_then_close() -> None:
+        service.failed("gone")  # its probe is a task of this loop, which closes now
+
+    service.probe = probe
+    asyncio.run(fail_then_close())
+    assert service.down
+
+    async def later() -> None:
+        service.keep_probing()  # as a skipped send does
+        for _ in range(100):
+            if not service.down:
+                return
+            await asyncio.sleep(0.01)
+
+    asyncio.run(later())
+    assert not service.down
