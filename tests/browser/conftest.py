@@ -103,6 +103,12 @@ class PageErrors:
         """An error this test causes on purpose (a 404 page, a stopped server): a regex."""
         self.expected.append(re.compile(pattern))
 
+    def expect_outage(self) -> None:
+        """The test stops its server: the browser logs each refused connection, and a request
+        the page makes then (a roll panel's odds), or had in flight as it stopped, fails."""
+        for pattern in OUTAGE_ERRORS:
+            self.expect(pattern)
+
     def watch(self, context) -> None:
         context.add_init_script(_REPORT_HTMX_ERRORS)
         context.on("console", self._console)
@@ -122,6 +128,15 @@ class PageErrors:
     def unexpected(self) -> list[str]:
         return [e for e in self.seen if not any(p.search(e) for p in self.expected)]
 
+
+#: What a server stopped on purpose shows in the browser (``PageErrors.expect_outage``).
+OUTAGE_ERRORS = (
+    r"WebSocket connection to .* failed",
+    "ERR_CONNECTION_REFUSED",
+    "ERR_CONNECTION_RESET",
+    "htmx:",
+    "Event",
+)
 
 _current_errors: list[PageErrors] = []
 

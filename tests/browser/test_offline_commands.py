@@ -47,14 +47,7 @@ def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, str]
 def outage(own, page_errors) -> Iterator[Server]:
     """The module's server, for a test that stops it: what an outage shows in the browser is
     expected (refused connections, a request in flight as it stopped); it serves again after."""
-    for pattern in (
-        r"WebSocket connection to .* failed",
-        "ERR_CONNECTION_REFUSED",
-        "ERR_CONNECTION_RESET",
-        "htmx:",
-        "Event",
-    ):
-        page_errors.expect(pattern)
+    page_errors.expect_outage()
     server, _ = own
     yield server
     if server.process.poll() is not None:

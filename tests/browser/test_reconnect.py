@@ -22,17 +22,7 @@ LIVE_WITHIN_SECONDS = 6
 def test_a_page_is_live_within_seconds_of_its_server_s_return(
     browser: Browser, tmp_path, page_errors
 ):
-    # While the server is away the browser logs each refused connection, and a request the page
-    # makes then (a roll panel's odds), or had in flight as it stopped, fails: what an outage
-    # looks like, expected here.
-    for pattern in (
-        r"WebSocket connection to .* failed",
-        "ERR_CONNECTION_REFUSED",
-        "ERR_CONNECTION_RESET",
-        "htmx:",
-        "Event",
-    ):
-        page_errors.expect(pattern)
+    page_errors.expect_outage()  # what the browser logs while the server is away
     server = start_daphne(tmp_path)
     try:
         path = demo_scenes(server)["Demo: Conductor"]

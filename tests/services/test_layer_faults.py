@@ -46,6 +46,16 @@ async def newest_seq(table: LiveTable) -> int:
     return max(totals) if totals else 1
 
 
+async def seated(layer, daphnes, private_redis, tables):
+    """A daphne on the test's own Redis (beats every 4 s) and its table, the GM and alice."""
+    server = daphnes.start(
+        REDIS_URL=private_redis.url, CHANNEL_LAYER=layer, SCENE_HEARTBEAT_SECONDS="4"
+    )
+    table = await asyncio.to_thread(LiveTable.create, server)
+    tables.append(table)
+    return server, table, await table.join("gm"), await table.join("alice")
+
+
 def assert_the_outage_is_a_few_log_lines(log: str) -> None:
     """It said when Redis stopped answering and when it answered again, not a traceback per
     frame (70 to 440 in a 10 s outage before): channels_redis's pub/sub receiver may log its
@@ -62,13 +72,7 @@ def assert_the_outage_is_a_few_log_lines(log: str) -> None:
 async def test_redis_paused_every_command_answers_in_time_and_the_table_converges(
     layer, daphnes, private_redis, tables
 ):
-    server = daphnes.start(
-        REDIS_URL=private_redis.url, CHANNEL_LAYER=layer, SCENE_HEARTBEAT_SECONDS="4"
-    )
-    table = await asyncio.to_thread(LiveTable.create, server)
-    tables.append(table)
-    gm = await table.join("gm")
-    alice = await table.join("alice")
+    server, table, gm, alice = await seated(layer, daphnes, private_redis, tables)
 
     private_redis.pause()
     try:
@@ -95,13 +99,7 @@ async def test_redis_paused_every_command_answers_in_time_and_the_table_converge
 async def test_redis_killed_and_back_empty_loses_no_command_and_is_live_within_seconds(
     layer, daphnes, private_redis, tables
 ):
-    server = daphnes.start(
-        REDIS_URL=private_redis.url, CHANNEL_LAYER=layer, SCENE_HEARTBEAT_SECONDS="4"
-    )
-    table = await asyncio.to_thread(LiveTable.create, server)
-    tables.append(table)
-    gm = await table.join("gm")
-    alice = await table.join("alice")
+    server, table, gm, alice = await seated(layer, daphnes, private_redis, tables)
 
     rolling = asyncio.create_task(roll_at_a_normal_pace(alice, 8))
     await asyncio.sleep(2)
