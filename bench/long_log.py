@@ -31,7 +31,7 @@ def main() -> int:
         from django.test.utils import CaptureQueriesContext
         from django.urls import reverse
 
-        from tabletop.scenes import actions, events, views
+        from tabletop.scenes import actions, render, views
         from tests.support.dice import Always
         from tests.support.tables import make_table
 
@@ -66,14 +66,14 @@ def main() -> int:
         real_page = views.visible_page
 
         def whole_log(*, scene, viewer, before_seq=None, limit=0):
-            return events.visible_events(scene=scene, viewer=viewer), False
+            return render.visible_events(scene=scene, viewer=viewer), False
 
         views.visible_page = whole_log
         try:
             before = measure()
         finally:
             views.visible_page = real_page
-    rows = [("before: every card", before), (f"now: the last {events.LOG_PAGE}", now)]
+    rows = [("before: every card", before), (f"now: the last {render.LOG_PAGE}", now)]
     lines = [
         f"# The scene page with {EVENTS:,} events (a player's view)",
         "",

@@ -239,7 +239,7 @@ def measure(system: str, kind: str, mode: str, counters: Counters) -> Cost:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from tabletop.scenes import actions, events
+    from tabletop.scenes import actions, deliver
     from tabletop.scenes.models import SceneEvent
 
     table = make_table(system)
@@ -251,7 +251,7 @@ def measure(system: str, kind: str, mode: str, counters: Counters) -> Cost:
         **panel_data(kind, table),
     }
     cost = Cost(system, kind, mode)
-    broadcast = events.broadcast_event
+    broadcast = deliver.broadcast_event
 
     def counted_broadcast(event: Any) -> None:
         before = len(connection.queries)
@@ -261,7 +261,7 @@ def measure(system: str, kind: str, mode: str, counters: Counters) -> Cost:
             cost.broadcast_queries += len(connection.queries) - before
 
     last_seq = table.scene.last_seq
-    events.broadcast_event = counted_broadcast
+    deliver.broadcast_event = counted_broadcast
     counters.reset()
     counters.on = True
     try:
@@ -271,7 +271,7 @@ def measure(system: str, kind: str, mode: str, counters: Counters) -> Cost:
             )
     finally:
         counters.on = False
-        events.broadcast_event = broadcast
+        deliver.broadcast_event = broadcast
     cost.queries = len(queries)
     cost.renders, cost.renders_all, cost.messages = counters.top, counters.all, len(counters.sent)
     cost.templates = counters.names

@@ -34,8 +34,8 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
     from tabletop.characters.models import Character
     from tabletop.scenes import actions
     from tabletop.scenes.audiences import Viewer
-    from tabletop.scenes.events import render_frame
     from tabletop.scenes.models import Scene
+    from tabletop.scenes.render import render_frame
 
     call_command("migrate", verbosity=0, interactive=False)
     n_campaigns, n_players = spec["campaigns"], spec["players"]

@@ -53,7 +53,7 @@ def open_scene(scene_id: int, *, user: Any) -> Scene:
 
 #: Each scene as this process last saw it (its row with its campaign's), kept by the commands
 #: whose first write, their event, checks that nothing they went by has changed (``Command.
-#: checks_scene``, ``events.record_event``): they need not read the scene first, a round trip
+#: checks_scene``, ``record.record_event``): they need not read the scene first, a round trip
 #: per roll or chat line (bench/README.md). One command at a time per scene uses its copy
 #: (``outbox.run_in_scene``); anything else writes through rows of its own, and a command
 #: that then finds the scene moved runs again on the scene read afresh.

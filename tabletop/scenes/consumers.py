@@ -28,7 +28,7 @@ from django.db import InterfaceError, OperationalError
 from rules.core import RulesError
 from tabletop.scenes import actions, beats, outage, outbox, selectors
 from tabletop.scenes.audiences import Viewer, groups_for
-from tabletop.scenes.events import REPLAY_LIMIT
+from tabletop.scenes.deliver import REPLAY_LIMIT
 from tabletop.scenes.frames import error_frame
 from tabletop.scenes.sockets import user_sockets_group
 

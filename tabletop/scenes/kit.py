@@ -33,8 +33,8 @@ from django.db.models.sql import UpdateQuery
 from rules.core import RulesError
 from tabletop import systems
 from tabletop.scenes.access import membership, require_gm, require_open
-from tabletop.scenes.events import one_write
 from tabletop.scenes.models import Scene
+from tabletop.scenes.record import one_write
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -85,7 +85,7 @@ def scene_action(
     (``system``, with ``what`` naming the moves in the error), then run it in one transaction
     with the scene row locked (``locks``) and the rules' refusals as clear errors.
     ``atomic=False`` (with ``locks=False``): no transaction is opened for the action, which
-    runs under ``events.one_write``: its one write, its event, commits on its own, and where it
+    runs under ``record.one_write``: its one write, its event, commits on its own, and where it
     writes more it opens ``transaction.atomic`` itself. Its first write must be its event
     (``record_event``): that write checks the scene the command went by, so its command may run
     on the scene as this process last saw it (``Command.checks_scene``)."""

@@ -133,12 +133,12 @@ def render_side_panels(
     """The party panel and, for the GM, the dashboard (``only``: just these side panels; the
     dashboard holds its table and its hidden results). They depend on whether the viewer is
     the GM and on nothing else about them, so one render serves every player
-    (``events.Renders``)."""
+    (``render.Renders``)."""
     # A player's frame for a hidden roll needs no context at all.
     return "".join(
         render_side_panel(scene, name, is_gm=is_gm, oob=oob, characters=characters)
         for name in side_panels_for(only, is_gm=is_gm)
-        if name not in ROW_PANELS  # a character's cells are an event's (events.Renders)
+        if name not in ROW_PANELS  # a character's cells are an event's (render.Renders)
     )
 
 

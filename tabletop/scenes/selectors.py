@@ -15,9 +15,9 @@ from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes import sql
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.events import render_frame, visible_events
 from tabletop.scenes.models import Presence, Scene
 from tabletop.scenes.panels import render_panels
+from tabletop.scenes.render import render_frame, visible_events
 
 
 class _SceneRead(sql.WrittenOnce[tuple[str, sql.Converters]]):

@@ -14,11 +14,11 @@ from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character
 from tabletop.scenes import actions, ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.events import render_card, visible_page
 from tabletop.scenes.models import Scene
 from tabletop.scenes.modes import modes_for
 from tabletop.scenes.panels import panel_context, sheet_tool
 from tabletop.scenes.procedures import render_procedure_panels
+from tabletop.scenes.render import render_card, visible_page
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 from tabletop.scenes.selectors import online_users, table_members, viewer_for
 

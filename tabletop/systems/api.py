@@ -88,7 +88,6 @@ from tabletop.scenes.commands import (
     Whole,
 )
 from tabletop.scenes.commitments import canonical_json
-from tabletop.scenes.events import note_sheet, record_event, reveal_event
 from tabletop.scenes.kinds import ANY_AUDIENCE, EventKind
 from tabletop.scenes.kit import (
     procedure_state,
@@ -103,6 +102,7 @@ from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.procedures.turns import NAME as TURNS_PANEL
 from tabletop.scenes.procedures.turns import TurnExtras
 from tabletop.scenes.procedures.turns import participant_id as turn_participant_id
+from tabletop.scenes.record import note_sheet, record_event, reveal_event
 from tabletop.scenes.rollkinds import (
     ROLL_KINDS,
     RollKind,

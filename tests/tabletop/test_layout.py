@@ -222,3 +222,16 @@ def test_the_plugin_api_names_what_it_exports():
     assert missing == []
     for name in api.__all__:  # each one documented in the module's list of names
         assert f"``{name}``" in api.__doc__, name
+
+
+def test_an_event_walks_forward_record_render_deliver():
+    """Record (its row), render (what each viewer gets), deliver (to each audience): each step
+    knows the ones after it, none the one before."""
+    graph = _graph()
+    record, render, deliver = (
+        f"tabletop.scenes.{step}" for step in ("record", "render", "deliver")
+    )
+    assert deliver in graph[record] and render in graph[deliver]
+    assert not {record, deliver} & graph[render]
+    assert record not in graph[deliver]
+    assert "tabletop.scenes.events" not in graph  # one module per step, not one for all

@@ -15,7 +15,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError
 
-from tabletop.scenes import access, commands, events
+from tabletop.scenes import access, commands, record
 from tabletop.scenes.access import foe_for
 from tabletop.scenes.actions import chat, rolls, spends, turns
 from tabletop.scenes.actions.chat import chat_say
@@ -74,13 +74,13 @@ def run_command(
     if (
         key
         and data.get("again") is True
-        and events.written_already(scene_id=scene_id, command_id=key)
+        and record.written_already(scene_id=scene_id, command_id=key)
     ):
         raise CommandRepeated(command_id)
     try:
         return _run(command, scene_id, user, data, key)
     except IntegrityError:
-        if key and events.written_already(scene_id=scene_id, command_id=key):
+        if key and record.written_already(scene_id=scene_id, command_id=key):
             raise CommandRepeated(command_id) from None
         raise
 
@@ -93,14 +93,14 @@ def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str)
     campaign or the actor's membership changed, or the command is refused (perhaps by what
     changed), nothing was written and it runs again on the scene read afresh."""
     found = COMMANDS[command]
-    checked = found.checks_scene and events.checks_as_seen()
+    checked = found.checks_scene and record.checks_as_seen()
     scene = access.scene_as_seen(scene_id, user=user) if checked else None
     if scene is not None:
         seq = scene.last_seq
         try:
-            with events.written_by(key):
+            with record.written_by(key):
                 result = commands.run_command(command=command, scene=scene, user=user, data=data)
-        except (events.SceneMoved, ValidationError, PermissionDenied):
+        except (record.SceneMoved, ValidationError, PermissionDenied):
             access.forget_scene(scene_id)
             if scene.last_seq != seq:
                 raise  # an event was written: what went wrong after it stands
@@ -111,7 +111,7 @@ def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str)
             access.saw_scene(scene)
             return result
     scene = access.open_scene(scene_id, user=user)
-    with events.written_by(key):
+    with record.written_by(key):
         result = commands.run_command(command=command, scene=scene, user=user, data=data)
     if checked:
         access.saw_scene(scene)

@@ -14,9 +14,9 @@ from django.core.exceptions import ValidationError
 
 from tabletop.campaigns.models import Membership
 from tabletop.scenes.commands import Command, Field, Parsed
-from tabletop.scenes.events import record_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.record import record_event
 
 #: The longest line the table takes (a paragraph, not a document).
 CHAT_LIMIT = 1000

@@ -21,10 +21,10 @@ from tabletop.scenes.access import (
     roll_data,
 )
 from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
-from tabletop.scenes.events import record_event, reveal_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import MODES, ROLL_MODES
+from tabletop.scenes.record import record_event, reveal_event
 from tabletop.scenes.rollkinds import (
     ROLL_KINDS,
     RollOutcome,

@@ -17,9 +17,9 @@ from tabletop.scenes.access import (
 )
 from tabletop.scenes.audiences import scene_group
 from tabletop.scenes.due import settle_due_in
-from tabletop.scenes.events import record_event
 from tabletop.scenes.frames import presence_frame
 from tabletop.scenes.models import Presence, Scene
+from tabletop.scenes.record import record_event
 
 # --- scenes --------------------------------------------------------------------------------------
 

@@ -15,9 +15,9 @@ from tabletop.scenes.access import (
     whole,
 )
 from tabletop.scenes.commands import Command, Raw, Rolling, Text
-from tabletop.scenes.events import record_event
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.record import record_event
 from tabletop.scenes.rollkinds import RollOutcome
 
 # --- shared by every spend -----------------------------------------------------------------

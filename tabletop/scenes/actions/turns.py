@@ -17,10 +17,10 @@ from tabletop.scenes.access import (
     require_player,
 )
 from tabletop.scenes.commands import Choice, Command, Member, Parsed, Rolling, Text
-from tabletop.scenes.events import record_event
 from tabletop.scenes.kit import procedure_state, rules_say_no, scene_action, store_state
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
+from tabletop.scenes.record import record_event
 
 # --- the turn tracker (every system) -------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.utils import timezone
 
-from tabletop.scenes import actions, beats, events, outbox
+from tabletop.scenes import actions, beats, deliver, outbox
 from tabletop.scenes.consumers import SceneConsumer
 from tabletop.scenes.models import Presence, Scene
 from tests.tabletop.scenes.conftest import connect
@@ -71,7 +71,7 @@ async def test_one_beat_serves_every_socket_of_the_scene(table, quick_beat, monk
 
 async def test_a_message_the_layer_lost_arrives_by_the_beat(table, quick_beat, monkeypatch):
     alice = await connect(table.alice, table.scene)
-    monkeypatch.setattr(events, "broadcast_event", lambda event: None)  # lost on the layer
+    monkeypatch.setattr(deliver, "broadcast_event", lambda event: None)  # lost on the layer
     event = await sync_to_async(actions.roll_make)(
         scene=table.scene, actor=table.alice, roll_kind="expression", data={"expression": "3d6"}
     )

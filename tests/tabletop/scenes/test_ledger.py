@@ -23,8 +23,9 @@ from django.urls import reverse
 from tabletop.scenes import actions, ledger
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.commitments import canonical_json
-from tabletop.scenes.events import record_event, render_frame
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.record import record_event
+from tabletop.scenes.render import render_frame
 from tabletop.systems.conductor import bennies
 from tests.support.dice import Faces
 from tests.support.tables import make_table

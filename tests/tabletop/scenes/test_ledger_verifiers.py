@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from tabletop.scenes import ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.commitments import canonical_json
-from tabletop.scenes.events import record_event, reveal_event
 from tabletop.scenes.models import Audience, Scene
+from tabletop.scenes.record import record_event, reveal_event
 from tests.support.tables import make_table
 from tests.tabletop.scenes.test_ledger import play
 

@@ -12,8 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tabletop.scenes import actions
-from tabletop.scenes.events import LOG_PAGE
 from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.render import LOG_PAGE
 from tests.support.dice import Faces
 from tests.support.tables import make_table
 

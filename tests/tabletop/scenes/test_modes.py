@@ -9,8 +9,8 @@ import pytest
 
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.events import render_card
 from tabletop.scenes.modes import MODES, modes_for
+from tabletop.scenes.render import render_card
 from tests.support.dice import Faces
 from tests.support.tables import make_table
 

@@ -1,5 +1,5 @@
 """An action whose one write is its event runs without a transaction around it
-(``events.one_write``): on PostgreSQL a roll that sets nothing going is the scene read and one
+(``record.one_write``): on PostgreSQL a roll that sets nothing going is the scene read and one
 statement. A roll that sets something going stays all or nothing, a scene that moved since it
 was read still gets the next seq and the real head, and a second write outside a transaction
 is refused before it runs."""
@@ -15,8 +15,8 @@ from django.test.utils import CaptureQueriesContext
 
 from tabletop.scenes import access, actions, ledger
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.events import one_write, record_event
 from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.record import one_write, record_event
 from tabletop.scenes.rollkinds import GENERIC_KINDS, ROLL_KINDS
 
 # Outside the test's own transaction: what runs alone must really commit alone. Run by

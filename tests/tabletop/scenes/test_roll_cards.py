@@ -17,8 +17,8 @@ from django.utils import timezone
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import FULL, Viewer, visibility
-from tabletop.scenes.events import render_card
 from tabletop.scenes.models import Audience, SceneEvent
+from tabletop.scenes.render import render_card
 from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, percent
 from tabletop.scenes.templatetags.dice import OUTLINES, die_view
 from tests.support.dice import Faces

@@ -1,4 +1,4 @@
-"""The broadcast's shared renders (``events.Renders``) never hand a viewer someone else's bytes.
+"""The broadcast's shared renders (``render.Renders``) never hand a viewer someone else's bytes.
 
 A card or side panel rendered for one viewer is reused for another only when its templates
 looked up nothing that tells them apart; a frame that is the same for the GM, the actor and
@@ -17,13 +17,13 @@ from django.db import transaction
 from django.template.loader import render_to_string
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, events, outbox
+from tabletop.scenes import actions, outbox, render
 from tabletop.scenes.audiences import Viewer, gm_group, groups_for, players_group, scene_group
-from tabletop.scenes.events import VIEWER_KEYS, _Asked, render_frame
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import SceneEvent
 from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import panel_context
+from tabletop.scenes.render import VIEWER_KEYS, _Asked, render_frame
 from tests.support.tables import make_table, mira_and_troll
 from tests.tabletop.systems.roll_panels import PANEL_INPUTS
 
@@ -144,13 +144,13 @@ def test_a_hidden_rolls_cards_are_rendered_once_per_visibility(
     table = make_table(system="conductor")
     people = _people(table)
     rendered: list[str] = []
-    real = events._render_card
+    real = render._render_card
 
     def counting(event, vis, viewer, **kwargs):
         rendered.append(vis)
         return real(event, vis, viewer, **kwargs)
 
-    monkeypatch.setattr(events, "_render_card", counting)
+    monkeypatch.setattr(render, "_render_card", counting)
     for mode in ("gm", "blind"):
         rendered.clear()
         _roll(

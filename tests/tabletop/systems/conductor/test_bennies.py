@@ -13,8 +13,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from rules import conductor
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.events import render_card
 from tabletop.scenes.models import SceneEvent, roll_data
+from tabletop.scenes.render import render_card
 from tabletop.systems.conductor import bennies
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect, events

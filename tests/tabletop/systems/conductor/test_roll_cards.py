@@ -8,8 +8,8 @@ import re
 import pytest
 
 from tabletop.scenes.audiences import Viewer, visibility
-from tabletop.scenes.events import render_card
 from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.render import render_card
 from tabletop.systems.conductor import bennies
 from tests.support.dice import Faces
 from tests.tabletop.systems.conductor.tables import attack, conductor_table, standard

@@ -10,8 +10,8 @@ import pytest
 
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import FULL, STUB, Viewer
-from tabletop.scenes.events import render_card
 from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.render import render_card
 from tests.tabletop.systems.conductor.tables import attack, conductor_table, standard
 
 pytestmark = pytest.mark.django_db

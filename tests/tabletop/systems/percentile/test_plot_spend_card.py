@@ -11,8 +11,8 @@ import pytest
 
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import FULL, Viewer
-from tabletop.scenes.events import render_card
 from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.render import render_card
 from tabletop.systems.percentile import plot_points
 from tests.support.dice import Faces
 from tests.tabletop.systems.percentile.tables import plot_point_table

@@ -11,8 +11,8 @@ import pytest
 from rules import percentile
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer, visibility
-from tabletop.scenes.events import render_card
 from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.render import render_card
 from tests.support.dice import Faces
 from tests.tabletop.systems.percentile.tables import percentile_table
 

@@ -1,0 +1,280 @@
+"""Render: what each viewer gets of a recorded event: the one place that decides it, with
+``audiences.visibility``. A live frame (``render_frame``: the card, the cards it changed, the
+panels it made stale, the ledger head), a card alone (``render_card``), and the pages and
+replays a viewer reads (``visible_page``, ``visible_events``). ``Renders`` shares one
+broadcast's renders between viewers who would get the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabletop.characters.models import Character
+from tabletop.scenes import kinds, sql
+from tabletop.scenes.audiences import Viewer, Visibility, visibility
+from tabletop.scenes.cards import event_context
+from tabletop.scenes.frames import render_fragment
+from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.panels import (
+    ROW_PANELS,
+    SIDE_PANELS,
+    campaign_characters,
+    render_character_row,
+    render_hidden_entry,
+    render_side_panel,
+    side_panels_for,
+    stale_panels,
+)
+from tabletop.scenes.procedures import render_procedure_panels
+
+_read_character = sql.RowRead(Character)
+
+
+def render_card(
+    event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool = False
+) -> str:
+    """One card for one viewer; ``oob``: swapped in place of the card already on the page."""
+    return _render_card(event, vis, viewer, live=live, oob=oob)[0]
+
+
+#: The context keys in which two viewers with the same visibility of an event differ.
+VIEWER_KEYS = frozenset({"viewer_is_gm", "is_actor"})
+
+
+class _Asked(dict):  # type: ignore[type-arg]
+    """A card's context that remembers which viewer keys (``VIEWER_KEYS``) its templates
+    looked up. Django's context asks ``key in d`` before every ``d[key]``; anything that
+    copies or walks the whole dict counts as asking for all of them (the safe side)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.asked: set[str] = set()
+
+    def __contains__(self, key: object) -> bool:
+        if key in VIEWER_KEYS:
+            self.asked.add(key)  # type: ignore[arg-type]
+        return dict.__contains__(self, key)
+
+    def __getitem__(self, key: str) -> Any:
+        if key in VIEWER_KEYS:
+            self.asked.add(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in VIEWER_KEYS:
+            self.asked.add(key)
+        return dict.get(self, key, default)
+
+    def _all(self) -> None:
+        self.asked |= VIEWER_KEYS
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.__iter__(self)
+
+    def keys(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.keys(self)
+
+    def items(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.items(self)
+
+    def values(self):  # type: ignore[no-untyped-def]
+        self._all()
+        return dict.values(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._all()
+        return dict(dict.items(self))
+
+
+def _render_card(
+    event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool
+) -> tuple[str, set[str]]:
+    """The card and the viewer keys its templates looked up (the rest of its context is the
+    event's, the same for every viewer with this visibility)."""
+    if vis is None:
+        return "", set()
+    ctx = _Asked(event_context(event, vis, viewer))
+    ctx["live"] = live
+    ctx["card_template"] = kinds.get(event.kind).template
+    ctx["oob"] = oob
+    return render_fragment("scenes/_event.html", ctx), ctx.asked
+
+
+class Renders:
+    """What one broadcast has rendered: a card or side panel is rendered once per output that
+    can differ, and reused for every other viewer who would get the same bytes.
+
+    A card is a function of the event, the viewer's visibility of it and the viewer keys its
+    templates looked up (``_Asked``): a public card that never asks who is looking is rendered
+    once for the GM, its actor and everyone else. Side panels depend on whether the viewer is
+    the GM, nothing more, and the party panel not even on that (``panels.render_side_panel``)."""
+
+    def __init__(self, scene: Scene) -> None:
+        self._scene = scene
+        self._cards: dict[tuple[Any, ...], list[tuple[dict[str, bool], str]]] = {}
+        self._panels: dict[tuple[Any, ...], str] = {}
+        self._cast: list[Character] | None = None
+        self._sheets: dict[int, Character | None] = {}
+
+    def card(
+        self, event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool = False
+    ) -> str:
+        if vis is None:
+            return ""
+        values = {
+            "viewer_is_gm": viewer.is_gm,
+            "is_actor": viewer.user_id is not None and viewer.user_id == event.actor_id,
+        }
+        key = (event.pk, vis, live, oob)
+        for asked, html in self._cards.get(key, ()):
+            if all(values[name] == value for name, value in asked.items()):
+                return html
+        html, asked_names = _render_card(event, vis, viewer, live=live, oob=oob)
+        self._cards.setdefault(key, []).append(({n: values[n] for n in asked_names}, html))
+        return html
+
+    def side_panels(self, event: SceneEvent, viewer: Viewer, wanted: frozenset[str]) -> str:
+        html = ""
+        for name in side_panels_for(wanted, is_gm=viewer.is_gm):
+            # The party panel (and its cells) are everyone's, the GM's included.
+            key = (name, viewer.is_gm and name not in ("party", "party-row"))
+            if key not in self._panels:
+                if name == "hidden":  # a hidden roll joined the list (kinds._roll_stale)
+                    self._panels[key] = render_hidden_entry(event)
+                elif name in ROW_PANELS:  # only the event's character's sheet changed
+                    self._panels[key] = render_character_row(event.scene, name, self._sheet(event))
+                else:
+                    self._panels[key] = render_side_panel(
+                        event.scene, name, is_gm=viewer.is_gm, oob=True, characters=self._characters
+                    )
+            html += self._panels[key]
+        return html
+
+    def _sheet(self, event: SceneEvent) -> Character | None:
+        # The event's character as committed, read once for the players' cells and the GM's
+        # (not at all when the action noted the copy it locked and saved: ``note_sheet``).
+        if event.character_id is None:
+            return None
+        noted = getattr(event, "_noted_sheets", {}).get(event.character_id)
+        if noted is not None:
+            return noted
+        if event.character_id not in self._sheets:
+            self._sheets[event.character_id] = _read_character(event.character_id)
+        return self._sheets[event.character_id]
+
+    def _characters(self) -> list[Character]:
+        # The campaign's characters, read once for the GM's panels and the players'.
+        if self._cast is None:
+            self._cast = campaign_characters(self._scene)
+        return self._cast
+
+
+def render_frame(
+    event: SceneEvent, viewer: Viewer, *, live: bool, renders: Renders | None = None
+) -> str:
+    """The HTML frame one viewer class receives for an event ('' when it may see nothing).
+
+    The new card is appended to the log; a parent card it changed (a spend, a reveal) is
+    re-rendered in place; kinds may add their own out-of-band swaps (dashboards, panels).
+    ``renders``: a broadcast's shared renders (every viewer's frame of one event).
+    """
+    vis = visibility(event, viewer)
+    if vis is None:
+        return ""
+    renders = renders or Renders(event.scene)
+    parts = [
+        '<div id="scene-log" hx-swap-oob="beforeend">',
+        renders.card(event, vis, viewer, live=live),
+        "</div>",
+    ]
+    for changed in _changed_cards(event):
+        changed_vis = visibility(changed, viewer)
+        if changed_vis is not None:
+            parts.append(renders.card(changed, changed_vis, viewer, live=False, oob=True))
+    stale = stale_panels(event)
+    if live and stale:
+        side = frozenset(stale & SIDE_PANELS)
+        if side:
+            parts.append(renders.side_panels(event, viewer, side))
+        procedures = stale - SIDE_PANELS
+        if procedures:
+            event.scene.refresh_from_db(fields=["state"])
+            parts += render_procedure_panels(event.scene, viewer, oob=True, only=procedures)
+    if event.ledger_hash:
+        # A chain event moves the ledger head: every member's page shows the same new one.
+        context = {"ledger_head": event.ledger_hash, "oob": True}
+        parts.append(render_fragment("scenes/_ledger_head.html#ledger-head", context))
+    return "".join(parts)
+
+
+def _changed_cards(event: SceneEvent) -> list[SceneEvent]:
+    """Earlier cards this event changed: its parent (a spend's roll) and any it names."""
+    changed = [event.parent] if event.parent is not None else []
+    seqs = [s for s in event.public.get("refresh", []) if isinstance(s, int)]
+    if seqs:
+        changed += list(
+            SceneEvent.objects.filter(scene_id=event.scene_id, seq__in=seqs)
+            .exclude(pk=event.parent_id)
+            .select_related("character")
+        )
+    for card in changed:
+        card.scene = event.scene  # the same scene, already read
+    return changed
+
+
+#: How many cards the scene page shows at first; earlier ones load on demand.
+LOG_PAGE = 200
+
+
+def visible_page(
+    *, scene: Scene, viewer: Viewer, before_seq: int | None = None, limit: int = LOG_PAGE
+) -> tuple[list[tuple[SceneEvent, Visibility]], bool]:
+    """The last ``limit`` events the viewer may see (before ``before_seq``), in order, and
+    whether any visible one is earlier still. Reads newest first in chunks, so a long scene
+    costs what its last page costs, not its whole log."""
+    # Cards never show the ledger entry itself (the exports do): not read, not decoded.
+    events = (
+        SceneEvent.objects.filter(scene=scene)
+        .select_related("actor", "character", "parent")
+        .defer("ledger", "parent__ledger")
+    )
+    if before_seq is not None:
+        events = events.filter(seq__lt=before_seq)
+    found: list[tuple[SceneEvent, Visibility]] = []
+    below: int | None = None
+    while True:
+        chunk = events if below is None else events.filter(seq__lt=below)
+        batch = list(chunk.order_by("-seq")[: limit * 2])
+        for event in batch:
+            event.scene = scene  # the cards ask for the campaign's system: no query per card
+            vis = visibility(event, viewer)
+            if vis is None:
+                continue
+            if len(found) == limit:
+                return found[::-1], True
+            found.append((event, vis))
+        if len(batch) < limit * 2:
+            return found[::-1], False
+        below = batch[-1].seq
+
+
+def visible_events(
+    *, scene: Scene, viewer: Viewer, after_seq: int = 0
+) -> list[tuple[SceneEvent, Visibility]]:
+    """The events a viewer may see after ``after_seq``, in order (page load and replay)."""
+    events = (
+        SceneEvent.objects.filter(scene=scene, seq__gt=after_seq)
+        .select_related("actor", "character", "parent")
+        .defer("ledger", "parent__ledger")
+        .order_by("seq")
+    )
+    out = []
+    for event in events:
+        event.scene = scene  # the cards ask for the campaign's system: no query per card
+        vis = visibility(event, viewer)
+        if vis is not None:
+            out.append((event, vis))
+    return out
