@@ -1,5 +1,7 @@
-"""What every scene action shares: authorising the actor, reading commands' numbers, finding
-the characters and rolls they name (a roll for a spend is locked, and must be in the open)."""
+"""Who may do what in a scene: authorising the actor (a member, the GM, the character's player),
+and finding the characters and rolls a command names (a roll for a spend is locked, and must be
+in the open). The scene as a process last saw it is ``seen``; a frame's values, ``values``; the
+dice, ``dice``."""
 
 from __future__ import annotations
 
@@ -8,19 +10,11 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 
-from rules.core import Rng, resolve_rng
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
 from tabletop.scenes import selectors
 from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data  # noqa: F401
-
-# --- authorisation helpers --------------------------------------------------------------------
-
-
-def game_dice(rng: Rng | None = None) -> Rng:
-    """The dice an action rolls: the operating system's CSPRNG (``secrets.SystemRandom``),
-    unless the caller passes its own ``rng`` (a test's scripted dice)."""
-    return resolve_rng(rng)
+from tabletop.scenes.values import whole
 
 
 def membership(campaign: Campaign, user: Any) -> None:
@@ -49,41 +43,6 @@ def open_scene(scene_id: int, *, user: Any) -> Scene:
     if scene.is_member:
         scene.campaign.member_read_with_scene = user.pk
     return scene
-
-
-#: Each scene as this process last saw it (its row with its campaign's), kept by the commands
-#: whose first write, their event, checks that nothing they went by has changed (``Command.
-#: checks_scene``, ``record.record_event``): they need not read the scene first, a round trip
-#: per roll or chat line (bench/README.md). One command at a time per scene uses its copy
-#: (``outbox.run_in_scene``); anything else writes through rows of its own, and a command
-#: that then finds the scene moved runs again on the scene read afresh.
-_seen: dict[int, Scene] = {}
-SEEN_SCENES = 1024  # the most kept: the open scenes of one process
-
-
-def scene_as_seen(scene_id: int, *, user: Any) -> Scene | None:
-    """The scene as this process last saw it, for ``user``'s command (its event's write checks
-    ``user``'s membership: ``seen_by``), or None when it has no copy."""
-    scene = _seen.get(scene_id)
-    if scene is None or not user.is_authenticated:
-        return None
-    scene.seen_by = user.pk
-    scene.campaign.member_read_with_scene = user.pk  # the kit asks no more: the write checks it
-    return scene
-
-
-def saw_scene(scene: Scene) -> None:
-    """Keep ``scene`` (as a command left it: its seq and head moved with its event) for the
-    next command on it."""
-    scene.__dict__.pop("seen_by", None)
-    _seen.pop(scene.pk, None)
-    _seen[scene.pk] = scene  # the newest last: the first is the longest unused
-    if len(_seen) > SEEN_SCENES:
-        _seen.pop(next(iter(_seen)), None)
-
-
-def forget_scene(scene_id: int) -> None:
-    _seen.pop(scene_id, None)
 
 
 def require_open(scene: Scene) -> None:
@@ -140,19 +99,6 @@ def require_player(scene: Scene, actor: Any, character: Character) -> None:
         raise PermissionDenied(f"Only {character.name}'s player or the GM can do that.")
 
 
-def sheet_int(value: Any) -> int:
-    """A number from a sheet's JSON (anything else counts 0)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def form_list(raw: Any) -> list[str]:
-    """A form's multi-valued field: one value, a list of them, or nothing."""
-    if raw in (None, ""):
-        return []
-    values = raw if isinstance(raw, list) else [raw]
-    return [str(v).strip() for v in values if str(v).strip()][:40]
-
-
 def is_latest_roll(event: SceneEvent) -> bool:
     """Is this the character's newest roll the table has seen (spends go only on that one)?
 
@@ -166,15 +112,6 @@ def is_latest_roll(event: SceneEvent) -> bool:
         .exclude(parent=event)  # the foe's strike-back answers this roll; it is not a new one
     )
     return not later.exists()
-
-
-def whole(raw: Any, what: str) -> int:
-    if isinstance(raw, bool):
-        raise ValidationError(f"{what} (a whole number)")
-    try:
-        return int(raw)
-    except (TypeError, ValueError):
-        raise ValidationError(f"{what} (a whole number)") from None
 
 
 def foe_for(scene: Scene, raw: Any) -> Character | None:

@@ -12,7 +12,7 @@ scene: seqs stay gapless and procedure state never races) and turns a rule the e
 one roll or spend (a benny, a heal, a reveal, a plot point) passes ``locks=False`` and locks that
 row first (``access.lock_roll``); ``record_event``'s seq UPDATE then takes the scene row. An
 action that locked the scene first and a roll after could deadlock against it on PostgreSQL.
-Actions get their dice from ``access.game_dice`` (called through the module, so a test can
+Actions get their dice from ``dice.game_dice`` (called through the module, so a test can
 script them with ``tests.support.dice.script_dice``). Procedure state lives in
 ``Scene.state[<panel name>]``; ``procedure_state`` reads it and ``store_state`` writes it, the
 one path every procedure uses.

@@ -60,7 +60,7 @@ class _EventInsert(sql.WrittenOnce[dict[str, Any]]):
                 "WHERE id = %s AND last_seq = %s AND ledger_head = %s RETURNING id) "
                 f"{insert} SELECT {marks} FROM moved {returning}"
             )
-            # A scene as this process last saw it (``access.scene_as_seen``): the event is
+            # A scene as this process last saw it (``seen.scene_as_seen``): the event is
             # written only if its row, its campaign's row and the actor's membership are all
             # still what the command went by.
             seen = sql.scene_and_campaign()

@@ -57,17 +57,14 @@ from tabletop.characters.sheets import (
     links_from,
     names_from,
 )
-from tabletop.scenes import access
+from tabletop.scenes import dice
 from tabletop.scenes.access import (
     campaign_character,
     character_for_roll,
-    form_list,
     is_latest_roll,
     lock_roll,
     require_open,
     require_player,
-    sheet_int,
-    whole,
 )
 from tabletop.scenes.actions.rolls import record_roll
 from tabletop.scenes.actions.spends import amend, pay, require_latest_roll
@@ -118,13 +115,14 @@ from tabletop.scenes.rollkinds import (
     stored_odds,
 )
 from tabletop.scenes.selectors import character_locked
+from tabletop.scenes.values import form_list, sheet_int, whole
 from tabletop.systems import Currency, Rollable, System, register
 
 
 def game_dice(rng: Any = None) -> Any:
     """The dice a game rolls (``secrets.SystemRandom``, or ``rng`` when given). Looked up at
     each roll, so a test that scripts the dice (tests/support/dice.py) reaches every system."""
-    return access.game_dice(rng)
+    return dice.game_dice(rng)
 
 
 __all__ = [

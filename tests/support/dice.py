@@ -52,8 +52,9 @@ class Always:
 
 def script_dice(monkeypatch: Any, rng: Any) -> Any:
     """Actions run through a socket or a command take the production dice
-    (``tabletop.scenes.access.game_dice``); this makes them take ``rng`` instead."""
-    from tabletop.scenes import access
+    (``tabletop.scenes.dice.game_dice``); this makes them take ``rng`` instead."""
 
-    monkeypatch.setattr(access, "game_dice", lambda given=None: rng if given is None else given)
+    from tabletop.scenes import dice
+
+    monkeypatch.setattr(dice, "game_dice", lambda given=None: rng if given is None else given)
     return rng

@@ -15,7 +15,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError
 
-from tabletop.scenes import access, commands, record
+from tabletop.scenes import access, commands, record, seen
 from tabletop.scenes.access import foe_for
 from tabletop.scenes.actions import chat, rolls, spends, turns
 from tabletop.scenes.actions.chat import chat_say
@@ -94,27 +94,27 @@ def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str)
     changed), nothing was written and it runs again on the scene read afresh."""
     found = COMMANDS[command]
     checked = found.checks_scene and record.checks_as_seen()
-    scene = access.scene_as_seen(scene_id, user=user) if checked else None
+    scene = seen.scene_as_seen(scene_id, user=user) if checked else None
     if scene is not None:
         seq = scene.last_seq
         try:
             with record.written_by(key):
                 result = commands.run_command(command=command, scene=scene, user=user, data=data)
         except (record.SceneMoved, ValidationError, PermissionDenied):
-            access.forget_scene(scene_id)
+            seen.forget_scene(scene_id)
             if scene.last_seq != seq:
                 raise  # an event was written: what went wrong after it stands
         except BaseException:
-            access.forget_scene(scene_id)
+            seen.forget_scene(scene_id)
             raise
         else:
-            access.saw_scene(scene)
+            seen.saw_scene(scene)
             return result
     scene = access.open_scene(scene_id, user=user)
     with record.written_by(key):
         result = commands.run_command(command=command, scene=scene, user=user, data=data)
     if checked:
-        access.saw_scene(scene)
+        seen.saw_scene(scene)
     return result
 
 

@@ -15,11 +15,8 @@ from django.db import transaction
 
 from rules.core import Rng
 from tabletop.characters.models import Character
-from tabletop.scenes import access as base
-from tabletop.scenes.access import (
-    foe_for,
-    roll_data,
-)
+from tabletop.scenes import dice
+from tabletop.scenes.access import foe_for, roll_data
 from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
@@ -125,7 +122,7 @@ def roll_make(
         if not kind.targets_foe:
             raise ValidationError(f"A {kind.label.lower()} is not made against a foe.")
         data.update(difficulty=foe.difficulty, foe_name=foe.name)
-    rng = base.game_dice(rng)
+    rng = dice.game_dice(rng)
     ruleset = campaign.effective_ruleset()
     # Worked out once, now, from the same inputs as the roll: what the roller faced.
     odds = headline_odds(kind, data=data, character=character, ruleset=ruleset)
@@ -179,7 +176,7 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -
     )
     kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
     if kind is not None and kind.consequences is not None:
-        kind.consequences(event=event, rng=base.game_dice(rng))
+        kind.consequences(event=event, rng=dice.game_dice(rng))
     return reveal
 
 

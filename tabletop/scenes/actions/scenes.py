@@ -12,9 +12,7 @@ from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign
 from tabletop.scenes import outbox, selectors
-from tabletop.scenes.access import (
-    require_gm,
-)
+from tabletop.scenes.access import require_gm
 from tabletop.scenes.audiences import scene_group
 from tabletop.scenes.due import settle_due_in
 from tabletop.scenes.frames import presence_frame

@@ -11,14 +11,12 @@ from django.db.models import F
 from tabletop.characters.actions import character_adjust
 from tabletop.characters.models import Character
 from tabletop.scenes import access as base
-from tabletop.scenes.access import (
-    whole,
-)
 from tabletop.scenes.commands import Command, Raw, Rolling, Text
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.record import record_event
 from tabletop.scenes.rollkinds import RollOutcome
+from tabletop.scenes.values import whole
 
 # --- shared by every spend -----------------------------------------------------------------
 

@@ -13,9 +13,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from rules.core import lookup
 from rules.turns import TurnTracker
 from tabletop.characters.models import Character
-from tabletop.scenes.access import (
-    require_player,
-)
+from tabletop.scenes.access import require_player
 from tabletop.scenes.commands import Choice, Command, Member, Parsed, Rolling, Text
 from tabletop.scenes.kit import procedure_state, rules_say_no, scene_action, store_state
 from tabletop.scenes.models import Scene, SceneEvent

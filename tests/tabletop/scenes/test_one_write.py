@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
-from tabletop.scenes import access, actions, ledger
+from tabletop.scenes import actions, ledger, seen
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.record import one_write, record_event
@@ -34,22 +34,22 @@ def _roll(table, user, mode: str) -> tuple[SceneEvent, list[str]]:
 
 
 def test_a_roll_that_sets_nothing_going_writes_its_event_alone(table):
-    access.forget_scene(table.scene.pk)
-    seen = []
+    seen.forget_scene(table.scene.pk)
+    seqs = []
     for user, mode in ((table.alice, "public"), (table.alice, "gm"), (table.bob, "blind")):
         event, statements = _roll(table, user, mode)
-        seen.append(event.seq)
+        seqs.append(event.seq)
         assert event.public["mode"] == mode
         if connection.vendor == "postgresql":
             # The seq, the head and the event in one statement, with no BEGIN and no COMMIT
             # around it; after the scene read for the first roll only (the next ones check the
             # scene as this process last saw it in that statement: test_scene_as_seen.py).
-            assert len(statements) == (2 if len(seen) == 1 else 1), statements
+            assert len(statements) == (2 if len(seqs) == 1 else 1), statements
             assert statements[-1].startswith("WITH moved AS (UPDATE")
         else:  # SQLite: the seq UPDATE and the INSERTs in a transaction of the event's own
             assert any("last_seq = last_seq + 1" in s for s in statements)
     table.scene.refresh_from_db()
-    assert seen == [2, 3, 4] and table.scene.last_seq == 4
+    assert seqs == [2, 3, 4] and table.scene.last_seq == 4
     doc = ledger.export(scene=table.scene, viewer=Viewer(table.gm.pk, True), viewer_name="gm")
     assert ledger.verify(doc).ok
 

@@ -1,4 +1,4 @@
-"""A roll or a chat line runs on the scene as this process last saw it (``access.scene_as_seen``),
+"""A roll or a chat line runs on the scene as this process last saw it (``seen.scene_as_seen``),
 without reading it first: its event's one statement writes only if the scene's row, its
 campaign's row and the actor's membership are what the command went by. Anything that changed
 since (an event from elsewhere, a closed scene, a removed member, the campaign's rules or GM)
@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tabletop.campaigns.models import Campaign, Membership
-from tabletop.scenes import access, actions, ledger
+from tabletop.scenes import actions, ledger, seen
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
 from tests.tabletop.conftest import requires_postgres
@@ -38,7 +38,7 @@ def no_roll_after(table, seq: int) -> None:
 
 @requires_postgres
 def test_commands_after_the_first_write_without_reading_the_scene(table):
-    access.forget_scene(table.scene.pk)
+    seen.forget_scene(table.scene.pk)
     written, statements = roll(table, table.alice)
     assert len(written) == 1 and len(statements) == 2  # the scene read, then the event
     for user, mode in ((table.bob, "public"), (table.gm, "secret"), (table.alice, "blind")):
@@ -108,7 +108,7 @@ def test_the_campaign_changed_since_the_scene_was_seen_is_read_afresh(table):
     Campaign.objects.filter(pk=table.campaign.pk).update(name="The drowned vault")
     written, statements = roll(table, table.bob)
     assert len(written) == 1 and len(statements) == 3
-    again = access.scene_as_seen(table.scene.pk, user=table.bob)
+    again = seen.scene_as_seen(table.scene.pk, user=table.bob)
     assert again.campaign.name == "The drowned vault"
 
 
@@ -124,7 +124,7 @@ def test_a_command_refused_on_the_copy_is_refused_as_the_fresh_read_says(table):
 def test_without_a_statement_that_checks_it_every_command_reads_the_scene(table):
     if connection.vendor == "postgresql":
         pytest.skip("PostgreSQL checks the scene in the event's statement (the tests above)")
-    access.forget_scene(table.scene.pk)
+    seen.forget_scene(table.scene.pk)
     roll(table, table.alice)
     roll(table, table.bob)
-    assert access.scene_as_seen(table.scene.pk, user=table.bob) is None
+    assert seen.scene_as_seen(table.scene.pk, user=table.bob) is None
