@@ -274,7 +274,8 @@ STORAGES = {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
             if DEBUG
-            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            # whitenoise's, which also hashes the JS modules' import paths.
+            else "tabletop.static_storage.HashedStaticFilesStorage"
         )
     },
 }

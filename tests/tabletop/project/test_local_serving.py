@@ -158,8 +158,9 @@ def test_make_run_mode_has_debug_off_and_a_key_generated_once_into_the_file(tmp_
     assert second["SECRET_KEY"] == first["SECRET_KEY"]
     assert second["ENGINE"] == "django.db.backends.sqlite3"
     assert second["LAYER"] == "channels.layers.InMemoryChannelLayer"
-    # Static files come hashed and compressed from collectstatic, as in production.
-    assert second["STATICFILES"] == "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    # Static files come hashed and compressed from collectstatic, as in production (whitenoise's
+    # storage, which also hashes the scene modules' imports: tabletop/static_storage.py).
+    assert second["STATICFILES"] == "tabletop.static_storage.HashedStaticFilesStorage"
     # A different file gets a different key: it really is generated, not a constant.
     other = settings_under({**env, "SECRET_KEY_FILE": str(tmp_path / "other")}, tmp_path)
     assert other["SECRET_KEY"] != first["SECRET_KEY"]

@@ -1,0 +1,208 @@
+// Commands, each made once: every command the page sends (a form over the socket, the
+// composer's line) carries an id, "cid", and is kept until the server answers it: done (also
+// "repeat": that cid was recorded already), refused (the error says why; the form or the line
+// stays as the user left it), or "retry" (the server could not answer in time). Unanswered, it
+// shows "sending…", and past ANSWER_WITHIN_MS "not sent" with Retry and Cancel. A closed
+// socket forgets none: after the next hello each goes again, in order, with its cid (the
+// server records a cid once per scene and sender) and "again" (so a repeat is found before
+// its own first run could refuse it: a benny already spent).
+
+import { follow } from "./log.js";
+import { isOffline, isOpen, reconnectNow, transmit } from "./socket.js";
+
+const ANSWER_WITHIN_MS = 8000;
+const QUIET_MS = 500;  // an answer within this needs no "sending…"
+const commands = [];  // unanswered, in the order they were made
+let madeCount = 0;
+
+// The server records an id once per scene and sender, and answers a second command with
+// the same id as a repeat: so ids must not collide between a player's tabs (two tabs
+// opened in the same millisecond count from 1 alike). A random part makes them unique.
+const pageId = (function () {
+  const bytes = new Uint8Array(6);
+  window.crypto.getRandomValues(bytes);
+  return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+})();
+
+function commandId() {
+  madeCount += 1;
+  return pageId + "-" + madeCount.toString(36);
+}
+
+function find(cid) { return commands.filter(function (c) { return c.cid === cid; })[0] || null; }
+
+// The composer's line still waiting for its answer, if that text is one.
+export function waitingLine(text) {
+  return commands.filter(function (c) { return c.text === text; })[0] || null;
+}
+
+function clearErrors() {
+  const errors = document.getElementById("scene-errors");
+  if (errors) { errors.innerHTML = ""; }
+}
+
+// A new command: frame is what is sent (its cid added here), form where it was made, text the
+// composer's line (none for a form), done(answer) what to do once the server answered it.
+export function make(frame, form, text, done) {
+  clearErrors();
+  follow();  // what you send, you see arrive
+  const command = {
+    key: JSON.stringify(frame), form: form, text: text, label: labelOf(form, text), tries: 0, done: done
+  };
+  frame.cid = command.cid = commandId();
+  command.frame = frame;
+  commands.push(command);
+  send(command);
+}
+
+function send(command) {
+  const frame = command.tries ? Object.assign({}, command.frame, { again: true }) : command.frame;
+  if (transmit(JSON.stringify(frame), command.form)) { command.tries += 1; }
+  command.state = "sending";
+  command.since = Date.now();
+  command.shown = isOffline();  // at once while the table is away; otherwise only if slow
+  showCommand(command);
+}
+
+// Retry: the same command (its cid) again, and the connection at once if it is down.
+export function retry(command) {
+  send(command);
+  if (!isOpen()) { reconnectNow(); }
+}
+
+// Stuck: the table away, or shown "not sent". Pressed again, such a command is retried.
+export function stuck(command) { return isOffline() || command.state === "unsent"; }
+
+// After the hello of a (re)opened socket: every unanswered command again, in order, with its cid.
+export function resendAll() { commands.forEach(send); }
+
+// The socket closed: nothing unanswered is forgotten, each shows it is waiting for the table.
+export function showWaiting() {
+  commands.forEach(function (command) {
+    if (!command.shown) { command.shown = true; showCommand(command); }
+  });
+}
+
+// A "done" frame.
+export function answered(answer) {
+  const command = find(answer.cid);
+  if (!command) { return; }  // cancelled by the user
+  if (answer.retry) { return notSent(command, answer.error); }
+  forget(command);
+  if (command.done) { command.done(answer); }
+}
+
+function notSent(command, why) {
+  command.state = "unsent";
+  command.why = why || (isOffline() ? "the table is reconnecting; it goes once it is back."
+    : "no answer from the table's server yet.");
+  showCommand(command);
+}
+
+function forget(command) {
+  commands.splice(commands.indexOf(command), 1);
+  if (command.line) { command.line.remove(); }
+}
+
+function watchAnswers() {
+  window.setInterval(function () {
+    const now = Date.now();
+    commands.forEach(function (command) {
+      if (command.state !== "sending") { return; }
+      if (now - command.since >= ANSWER_WITHIN_MS) {
+        notSent(command, null);
+      } else if (!command.shown && now - command.since >= QUIET_MS) {
+        command.shown = true;
+        showCommand(command);
+      }
+    });
+  }, 250);
+}
+
+// A command's state shows where it was made: under the composer for a line, in a roll
+// panel's action bar for its roll, else under the scene's header (a card's or a panel's button).
+function boxFor(command) {
+  const form = command.form;
+  if (form && form.id === "composer") { return document.getElementById("composer-pending"); }
+  const bar = form && form.isConnected ? form.querySelector(".roll-actions .command-state") : null;
+  return bar || document.getElementById("pending-commands");
+}
+
+function labelOf(form, text) {
+  if (text !== undefined) {
+    const line = text.replace(/\s+/g, " ").trim();
+    return "“" + (line.length > 40 ? line.slice(0, 39) + "…" : line) + "”";
+  }
+  if (form && form.classList.contains("roll-form")) { return "Roll"; }
+  const button = form && form.querySelector("button");
+  const name = button ? button.getAttribute("aria-label") || button.textContent : "";
+  return name.replace(/\s+/g, " ").trim() || "Your action";
+}
+
+function showCommand(command) {
+  const line = command.line || (command.line = document.createElement("p"));
+  const box = boxFor(command);
+  if (box && line.parentNode !== box) { box.appendChild(line); }
+  const hadFocus = line.contains(document.activeElement);
+  const unsent = command.state === "unsent";
+  line.className = "command-line";
+  line.setAttribute("data-state", unsent ? "unsent" : "sending");
+  line.hidden = !unsent && !command.shown;
+  line.textContent = "";
+  const what = document.createElement("strong");
+  what.textContent = command.label;
+  line.append(what, unsent ? " not sent: " + command.why + " " : " sending…");
+  if (unsent) {
+    line.append(commandButton("Retry", command, "retry"), " ", commandButton("Cancel", command, "cancel"));
+  }
+  if (hadFocus) { focusOrigin(command); }
+}
+
+function commandButton(text, command, action) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = action === "retry" ? "small" : "small secondary outline";
+  button.textContent = text;
+  button.setAttribute("aria-label", text + " " + command.label);
+  button.setAttribute("data-command-" + action, command.cid);
+  return button;
+}
+
+// Retry or Cancel takes its button away: the focus goes back to where the command was made.
+function focusOrigin(command) {
+  const form = command.form;
+  if (!form || !form.isConnected) { return; }
+  const target = form.querySelector(form.id === "composer" ? "textarea" : "button[type='submit'], button");
+  if (target) { target.focus(); }
+}
+
+// formDone(form): what a form's command does once answered without an error (a roll panel
+// goes back to the table's mode).
+export function listen(formDone) {
+  watchAnswers();
+
+  document.addEventListener("click", function (evt) {
+    const el = evt.target.closest ? evt.target.closest("[data-command-retry], [data-command-cancel]") : null;
+    if (!el) { return; }
+    const command = find(el.getAttribute("data-command-retry") || el.getAttribute("data-command-cancel"));
+    if (!command) { return; }
+    if (el.hasAttribute("data-command-retry")) { retry(command); return; }
+    forget(command);  // the line and the form stay as the user left them
+    focusOrigin(command);
+  });
+
+  // A form sent over the socket (a roll panel, a procedure's form, a card's button) is made a
+  // command here and sent by the page, not by the extension (whose queue would send it again).
+  document.body.addEventListener("htmx:wsConfigSend", function (evt) {
+    const form = evt.detail && evt.detail.elt;
+    if (!form || !evt.detail.parameters || (evt.detail.errors && evt.detail.errors.length)) { return; }
+    evt.preventDefault();
+    const frame = Object.assign({}, evt.detail.parameters);
+    // Pressed again while stuck (the table away, or "not sent"): the same command, not a second.
+    const key = JSON.stringify(frame);
+    const same = commands.filter(function (c) { return c.form === form && c.key === key; })[0];
+    if (same && stuck(same)) { retry(same); return; }
+    // The error frame says why it was refused; the form stays as the user left it.
+    make(frame, form, undefined, function (answer) { if (!answer.error) { formDone(form); } });
+  });
+}

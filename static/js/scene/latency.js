@@ -1,0 +1,32 @@
+// Latency: each page measures its own round trip over the socket every few seconds and
+// reports it with the next ping; the presence list the server sends carries every member's
+// (the page paints its own, fresher, after each pong).
+
+import { me, scene } from "./page.js";
+import { transmit } from "./socket.js";
+
+export const PING_EVERY_MS = 5000;
+let lastRtt = null;
+
+export function ping() {
+  if (document.hidden) { return; }
+  const frame = { command: "ping", t: performance.now() };
+  if (lastRtt !== null) { frame.rtt = lastRtt; }
+  transmit(JSON.stringify(frame));
+}
+
+// A pong: it carries the t its ping was sent with.
+export function measured(sentAt) {
+  if (typeof sentAt !== "number") { return; }
+  lastRtt = Math.max(0, Math.round(performance.now() - sentAt));
+  paintOwnRtt();
+}
+
+export function paintOwnRtt() {
+  if (lastRtt === null || !scene()) { return; }
+  const el = document.querySelector("#presence [data-rtt-for='" + me() + "']");
+  if (!el) { return; }
+  el.textContent = lastRtt + " ms";
+  el.setAttribute("data-rtt-ms", String(lastRtt));
+  el.setAttribute("data-speed", lastRtt < 150 ? "good" : lastRtt < 400 ? "fair" : "slow");
+}

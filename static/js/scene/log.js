@@ -1,0 +1,151 @@
+// The log: the seq cursor (the newest card this page has, said in each hello), anchored at the
+// bottom while the reader is there, "N new" when they are not, "you missed N events" after a
+// reconnect, an empty place for a card changed in place that this page never had, and the
+// newest card's gist at the top of the Roll tool.
+
+import { log } from "./page.js";
+
+let lastSeq = 0;
+let stickToBottom = true;
+let unread = 0;
+let replayFrom = null;  // the seq this page had when its socket came back
+let replayUntil = 0;
+
+export function seq() { return lastSeq; }
+
+// The page as rendered: the seq it was rendered at, and every card's.
+export function startCursor(root) {
+  lastSeq = parseInt(root.getAttribute("data-last-seq") || "0", 10);
+  noteSeq(log());
+}
+
+export function noteSeq(root) {
+  (root || document).querySelectorAll("[data-seq]").forEach(function (el) {
+    const seq = parseInt(el.getAttribute("data-seq"), 10);
+    if (seq > lastSeq) { lastSeq = seq; }
+  });
+}
+
+// --- anchored at the bottom while the reader is there; "N new" when they are not ---
+
+function atBottom(el) { return el.scrollTop + el.clientHeight >= el.scrollHeight - 40; }
+
+function showUnread() {
+  const pill = document.getElementById("new-pill");
+  if (!pill) { return; }
+  pill.hidden = unread === 0;
+  const count = pill.querySelector(".count");
+  if (count) { count.textContent = String(unread); }
+}
+
+export function scrollLog() {
+  const el = log();
+  if (el && stickToBottom) { el.scrollTop = el.scrollHeight; }
+}
+
+// What you send, you see arrive.
+export function follow() { stickToBottom = true; }
+
+function toBottom() {
+  stickToBottom = true;
+  unread = 0;
+  showUnread();
+  scrollLog();
+}
+
+// Cards that arrived since the reader last saw the bottom of the log (only cards: a changed
+// card swapped in place is not news).
+export function countArrivals(before) {
+  const el = log();
+  if (!el) { return; }
+  let added = 0;
+  el.querySelectorAll(":scope > [data-seq]").forEach(function (card) {
+    if (parseInt(card.getAttribute("data-seq"), 10) > before) { added += 1; }
+  });
+  if (added && !stickToBottom) { unread += added; }
+  showUnread();
+}
+
+export function watchScroll() {
+  const el = log();
+  if (!el) { return; }
+  el.addEventListener("scroll", function () {
+    stickToBottom = atBottom(el);
+    if (stickToBottom) { unread = 0; showUnread(); }
+  });
+}
+
+export function listen() {
+  document.addEventListener("click", function (evt) {
+    if (evt.target.closest && evt.target.closest("#new-pill")) { toBottom(); }
+  });
+}
+
+// --- after a reconnect: "you missed N events", above the first card replayed ---
+
+export function expectReplay() {
+  replayFrom = lastSeq;
+  replayUntil = Date.now() + 3000;
+}
+
+export function markMissed() {
+  if (replayFrom === null) { return; }
+  const el = log();
+  if (!el) { return; }
+  const missed = [];
+  el.querySelectorAll(":scope > [data-seq]").forEach(function (card) {
+    if (parseInt(card.getAttribute("data-seq"), 10) > replayFrom) { missed.push(card); }
+  });
+  if (!missed.length) { return; }
+  let marker = document.getElementById("missed-marker");
+  if (!marker) {
+    marker = document.createElement("p");
+    marker.id = "missed-marker";
+    marker.className = "missed-marker";
+    marker.setAttribute("role", "status");
+  }
+  if (marker.nextElementSibling !== missed[0]) { el.insertBefore(marker, missed[0]); }
+  marker.textContent = "You missed " + missed.length + " event" + (missed.length === 1 ? "" : "s") +
+    " while reconnecting";
+  if (Date.now() > replayUntil) { replayFrom = null; }
+}
+
+// A frame may change a card in place ("morph") that this page never had: a GM's secret roll
+// revealed to players who had nothing of it, or a changed card replayed after a reconnect.
+// Such a card gets an empty place in the log in seq order first, which the morph then fills
+// (without one, htmx would drop it: htmx:oobErrorNoTarget). The server decides what a viewer
+// may see; this only decides where it goes.
+export function makeRoomForCards(message) {
+  const el = log();
+  if (!el || typeof message !== "string" || message.indexOf('hx-swap-oob="morph"') < 0) { return; }
+  const frame = document.createElement("template");
+  frame.innerHTML = message;
+  Array.prototype.forEach.call(frame.content.children, function (card) {
+    const seq = parseInt(card.getAttribute("data-seq") || "", 10);
+    if (card.getAttribute("hx-swap-oob") !== "morph" || !card.id || isNaN(seq) ||
+        document.getElementById(card.id)) { return; }
+    const place = document.createElement(card.tagName);
+    place.id = card.id;
+    place.setAttribute("data-seq", String(seq));
+    let after = null;
+    el.querySelectorAll(":scope > [data-seq]").forEach(function (other) {
+      if (!after && parseInt(other.getAttribute("data-seq"), 10) > seq) { after = other; }
+    });
+    el.insertBefore(place, after);
+  });
+}
+
+// The newest card's gist at the top of the Roll tool (shown on a phone, where the log is
+// behind its own tab): what just happened stays in view beside the roll about to be made.
+export function showLatest() {
+  const line = document.getElementById("latest-card");
+  const el = log();
+  if (!line || !el) { return; }
+  const cards = el.querySelectorAll(":scope > article[data-seq]");
+  const card = cards.length ? cards[cards.length - 1] : null;
+  if (!card) { line.textContent = ""; return; }
+  const copy = card.cloneNode(true);
+  copy.querySelectorAll(".event-meta, form, .commitment, .visually-hidden")
+    .forEach(function (n) { n.remove(); });
+  line.textContent = "#" + card.getAttribute("data-seq") + " " + copy.textContent.replace(/\s+/g, " ").trim();
+}

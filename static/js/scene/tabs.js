@@ -1,0 +1,95 @@
+// The tool tabs: Roll, Party, In play, GM beside the log; on a phone, Log too, at the bottom.
+// The tab a page showed is remembered for the scene (this browser tab); a tool that changed
+// while another is showing gets a dot on its tab.
+
+import { recall, remember, sceneKey } from "./page.js";
+import { scrollLog } from "./log.js";
+
+// The phone layout (scene.css's breakpoint): one tool at a time, the log one of them.
+export const phone = window.matchMedia("(max-width: 899.98px)");
+let sideTab = null;  // the tool showing beside the log on a desktop
+
+function layout() { return document.querySelector(".table-layout"); }
+
+function tabKey() { return sceneKey("scene-tab"); }
+
+function tabs() { return Array.prototype.slice.call(document.querySelectorAll(".tab-bar [role='tab']")); }
+
+export function showTab(name, keep) {
+  const grid = layout();
+  if (!grid) { return; }
+  const buttons = tabs();
+  const names = buttons.map(function (b) { return b.getAttribute("data-tab"); });
+  if (names.indexOf(name) < 0) { name = "log"; }
+  if (name !== "log") { sideTab = name; }
+  if (!sideTab) { sideTab = names.filter(function (n) { return n !== "log"; })[0] || null; }
+  grid.setAttribute("data-tab", name);
+  const selected = phone.matches ? name : sideTab;
+  buttons.forEach(function (b) {
+    const tab = b.getAttribute("data-tab");
+    const on = tab === selected;
+    b.setAttribute("aria-selected", on ? "true" : "false");
+    b.tabIndex = on ? 0 : -1;
+    if (on) { b.classList.remove("updated"); }
+    const panel = document.getElementById(b.getAttribute("aria-controls"));
+    if (panel && tab !== "log") { panel.hidden = tab !== sideTab; }
+  });
+  if (keep) { remember("sessionStorage", tabKey(), name); }
+  if (name === "log") { scrollLog(); }
+}
+
+function currentTab() {
+  const grid = layout();
+  return grid ? grid.getAttribute("data-tab") : "log";
+}
+
+// The tab this page showed last (else the log).
+export function restoreTab() {
+  showTab(recall("sessionStorage", tabKey()) || "log", false);
+}
+
+// Turned from a phone's layout to a desktop's, or back: the same tab, laid out anew.
+export function watchLayout() {
+  phone.addEventListener("change", function () { showTab(currentTab(), false); });
+}
+
+// A tool that changed while another tab is showing gets a dot on its tab.
+function flagUpdated(target) {
+  const panel = target && target.closest ? target.closest("[role='tabpanel']") : null;
+  if (!panel || panel.id === "tab-log") { return; }
+  const showing = !panel.hidden && (!phone.matches || currentTab() !== "log");
+  if (showing) { return; }
+  const button = document.querySelector(".tab-bar [aria-controls='" + panel.id + "']");
+  if (button) { button.classList.add("updated"); }
+}
+
+export function listen() {
+  document.addEventListener("click", function (evt) {
+    const button = evt.target.closest ? evt.target.closest(".tab-bar [role='tab']") : null;
+    if (button) { showTab(button.getAttribute("data-tab"), true); }
+    const link = evt.target.closest ? evt.target.closest("[data-tab-link]") : null;
+    if (link) { showTab(link.getAttribute("data-tab-link"), true); }
+  });
+
+  document.addEventListener("keydown", function (evt) {
+    const button = evt.target.closest ? evt.target.closest(".tab-bar [role='tab']") : null;
+    if (!button || (evt.key !== "ArrowRight" && evt.key !== "ArrowLeft" && evt.key !== "Home" && evt.key !== "End")) { return; }
+    const visible = tabs().filter(function (b) { return b.offsetParent !== null; });
+    const at = visible.indexOf(button);
+    const next = evt.key === "Home" ? 0 : evt.key === "End" ? visible.length - 1
+      : (at + (evt.key === "ArrowRight" ? 1 : -1) + visible.length) % visible.length;
+    evt.preventDefault();
+    visible[next].focus();
+    showTab(visible[next].getAttribute("data-tab"), true);
+  });
+
+  // A panel swapped in while its tab is hidden: flag the tab.
+  // (An outerHTML swap's detail.target is the element it replaced, out of the page by now; the
+  // event fires on what was swapped in. A morph keeps the element, detail.target.)
+  document.body.addEventListener("htmx:oobAfterSwap", function (evt) {
+    // Who is connected is not news worth a dot (a page's own arrival would set it).
+    [evt.target, evt.detail && evt.detail.target].forEach(function (el) {
+      if (el && el.isConnected && !el.closest("#scene-log, #presence")) { flagUpdated(el); }
+    });
+  });
+}
