@@ -75,7 +75,7 @@ class SceneBeat:
             log.exception("heartbeat of scene %s failed", self.scene_id)
             return
         outage.database.answered()
-        if found.present != self.shown:
+        if noticeably_changed(self.shown, found.present):
             # Someone's process died (their presence went stale) or a round trip changed by a
             # step a person would notice: the table's lists show it.
             await _broadcast(self.scene_id, found.present)
@@ -90,6 +90,27 @@ class SceneBeat:
             self.groups_joined_at = time.monotonic()
             for socket in sockets:
                 await socket.join_groups()
+
+
+#: A round trip is shown again only when it moved by this much (ms) and by half of itself:
+#: jitter of a few tens of ms (every busy table has it) must not send every list every beat;
+#: a bench saw that cost a tenth of the busy ceiling (bench/README.md, "Idle tables").
+RTT_STEP_MS = 50
+
+
+def noticeably_changed(shown: tuple | None, present: tuple) -> bool:
+    """Whether ``present`` differs from the list last shown in a way a person would notice:
+    someone came or went, a round trip became known, or one moved by RTT_STEP_MS and half."""
+    if shown is None or [p.pk for p in shown] != [p.pk for p in present]:
+        return True
+    for before, now in zip(shown, present, strict=True):
+        if (before.rtt_ms is None) != (now.rtt_ms is None):
+            return True
+        if before.rtt_ms is not None and now.rtt_ms is not None:
+            moved = abs(now.rtt_ms - before.rtt_ms)
+            if moved >= RTT_STEP_MS and moved >= before.rtt_ms / 2:
+                return True
+    return False
 
 
 _beats: dict[int, SceneBeat] = {}

@@ -11,9 +11,10 @@ import re
 
 import pytest
 
+from tabletop.scenes.beats import noticeably_changed
 from tabletop.scenes.consumers import MAX_RTT_MS
 from tabletop.scenes.models import SceneEvent
-from tabletop.scenes.selectors import noticeable
+from tabletop.scenes.selectors import Present, noticeable
 from tests.tabletop.scenes.conftest import connect
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
@@ -89,3 +90,24 @@ async def test_a_bad_ping_gets_an_error_and_tells_nobody(table, frame):
     assert controls(await gm.drain()) == []
     for sock in (gm, alice):
         await sock.close()
+
+
+def present(*rtts):
+    return tuple(Present(pk, f"p{pk}", rtt) for pk, rtt in enumerate(rtts, start=1))
+
+
+@pytest.mark.parametrize(
+    ("shown", "now", "sent"),
+    [
+        (None, present(40), True),  # nothing shown yet
+        (present(40), present(40, 60), True),  # someone came
+        (present(40, 60), present(40), True),  # someone left (a process died)
+        (present(None), present(40), True),  # a round trip became known
+        (present(40), present(80), False),  # jitter: 40 ms either way
+        (present(60), present(120), True),  # doubled, by 60 ms
+        (present(300), present(380), False),  # 80 ms, but not half of 300
+        (present(300), present(500), True),
+    ],
+)
+def test_the_list_goes_out_again_only_on_a_change_a_person_would_notice(shown, now, sent):
+    assert noticeably_changed(shown, now) is sent
