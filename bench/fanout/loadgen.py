@@ -17,7 +17,17 @@ daphne processes, makes rolls and prints one JSON line per measured step. Steps:
   soon as a roll reached every socket of the scene, the next socket in turn rolls (against the
   app each socket at most ``max_rate_per_socket`` times a second, under its 5 commands/s limit).
   Ten scenes keep ten rolls always waiting: enough to keep either stack busy.
-- ``disconnect``: close every socket.
+- ``idle``: idle tables beside the others, which stay open and keep pinging through every later
+  step. It opens ``per_scene`` sockets on each scene of ``scenes`` not open yet (a second idle
+  step grows the idle tables), each of which behaves like an idle page of ``scene.js``:
+  ``hello``, then ``{"command": "ping", "t": <its clock, ms>, "rtt": <its last round trip,
+  ms>}`` at once and every ``PING_EVERY`` seconds from then on, on the page's own timer (each
+  page was loaded at its own moment, so the pings of a table are spread over the period, not
+  in step), reading every ``pong``. Once every idle socket has had its first pong and one more
+  period has passed (every socket is in its steady state, reporting its round trip), it
+  measures the servers' CPU over ``window`` seconds, with the frames the idle sockets got and
+  the pongs' round trips.
+- ``disconnect``: close every socket (of the rolling scenes; idle tables stay).
 
 Every roll is tagged: its expression is ``2d6+<tag>`` and the frame's title shows it, so a frame
 names its roll whatever seq the server gave it; a tag a socket never got is a lost frame (a "gap"
@@ -44,7 +54,7 @@ import psycopg
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from bench.fanout.servers import cpu_seconds, machine_busy_seconds, rss_kib
+from bench.fanout.servers import cpu_seconds, machine_busy_seconds, raise_open_files, rss_kib
 
 TAG = re.compile(r"Dice: 2d6 \+ (\d+)")
 # The mixed plan's frames name their roll by seq alone: a stub of a hidden roll has no dice.
@@ -66,6 +76,10 @@ CONNECT_ATTEMPTS = 3
 GIVE_UP_REFUSED = 3
 GIVE_UP_SECONDS = 30.0
 GIVE_UP_LOOK_AFTER = 6.0
+#: scene.js's PING_EVERY_MS: an open page pings every 5 s (and once when its socket opens).
+PING_EVERY = 5.0
+#: How long the idle sockets may take to have their first pong before the step gives up.
+FIRST_PONG_WITHIN = 60.0
 HTMX_HEADERS = {
     "HX-Request": "true",
     "HX-Trigger": None,
@@ -108,6 +122,14 @@ class Client:
     replayed: int = 0
     controls: int = 0
     closed: bool = False  # the server closed the socket (its frames from then on are lost)
+    frames: int = 0  # every text frame received
+    # An idle page's latency loop (the idle step's sockets only):
+    pinger: asyncio.Task[None] | None = None
+    opened: float = 0.0  # its clock's zero (the page's performance.now())
+    pings: int = 0
+    pongs: int = 0
+    latency_frames: int = 0  # the table's round trips relayed to it ({"type": "latency"})
+    last_rtt: int | None = None
 
 
 class Scene:
@@ -149,6 +171,8 @@ class LoadGen:
         self.mix = bool(plan.get("mix"))
         self.tag_pattern = SEQ if self.mix else TAG
         self.scenes: list[Scene] = []
+        self.idle_scenes: list[Scene] = []  # the idle step's tables, open until the end
+        self.pong_rtts: list[tuple[float, float]] = []  # (received at, round trip in s)
         self.pending_sends: set[asyncio.Future[None]] = set()
         self.deliveries: list[float] = []
         self.connect_failures: list[str] = []
@@ -191,8 +215,11 @@ class LoadGen:
                 t = now()
                 if not isinstance(message, str):
                     continue
+                client.frames += 1
                 if message.startswith("{"):
                     client.controls += 1
+                    if client.pinger is not None:
+                        self.control(client, json.loads(message), t)
                     continue
                 match = self.tag_pattern.search(message)
                 if match is None:
@@ -215,13 +242,43 @@ class LoadGen:
             pass
         client.closed = True
 
+    def control(self, client: Client, control: dict[str, Any], t: float) -> None:
+        """An idle page's control frame: a pong measures its round trip, as scene.js does."""
+        kind = control.get("type")
+        if kind == "pong" and isinstance(control.get("t"), int | float):
+            rtt = t - client.opened - control["t"] / 1000
+            client.pongs += 1
+            client.last_rtt = max(0, round(rtt * 1000))
+            self.pong_rtts.append((t, rtt))
+        elif kind == "latency":
+            client.latency_frames += 1
+
+    async def keep_pinging(self, client: Client) -> None:
+        """scene.js's latency loop: a ping when the socket opens, then one per period from the
+        page's interval timer, whose phase is the moment the page loaded (random here)."""
+        next_at = now() + random.random() * PING_EVERY
+        while not client.closed:
+            clock = round(1000 * (now() - client.opened), 3)
+            frame: dict[str, Any] = {"command": "ping", "t": clock}
+            if client.last_rtt is not None:
+                frame["rtt"] = client.last_rtt
+            try:
+                await client.ws.send(json.dumps(frame))
+            except ConnectionClosed:
+                return
+            client.pings += 1
+            await asyncio.sleep(max(0.0, next_at - now()))
+            next_at += PING_EVERY
+
     # --- steps -------------------------------------------------------------------------------
 
     def url(self, port: int, scene_id: int) -> str:
         path = "bare" if self.stack == "bare" else "scenes"
         return f"ws://127.0.0.1:{port}/ws/{path}/{scene_id}/"
 
-    async def open_client(self, scene: Scene, index: int, gate: asyncio.Semaphore) -> Client | None:
+    async def open_client(
+        self, scene: Scene, index: int, gate: asyncio.Semaphore, idle: bool = False
+    ) -> Client | None:
         # Alternate processes within a scene, and start each scene on the next process, so the
         # rollers (client 1) and the GMs (client 0) are spread over the processes too.
         port = self.ports[(index + scene.position) % len(self.ports)]
@@ -237,6 +294,9 @@ class LoadGen:
                         origin=f"http://127.0.0.1:{port}",
                         max_size=None,
                         open_timeout=30,
+                        # Browsers send no protocol pings; an idle socket's only traffic is the
+                        # page's own (the rolling cells keep the library's default, as before).
+                        **({"ping_interval": None} if idle else {}),
                     )
                     break
                 except Exception as exc:  # retried, then counted and reported
@@ -247,11 +307,39 @@ class LoadGen:
             self.connect_opened += 1
             client = Client(index=index, scene=scene, ws=ws)
             client.reader = asyncio.ensure_future(self.read(client))
-            if self.stack == "app":
+            if self.stack == "app" or idle:  # the bare relay ignores a hello
                 # The page this socket belongs to was loaded after every roll so far.
                 hello = {"command": "hello", "last_seq": scene.next_tag - 1}
                 await ws.send(json.dumps(hello))
+            if idle:
+                client.opened = now()
+                client.pinger = asyncio.ensure_future(self.keep_pinging(client))
         return client
+
+    async def open_sockets(
+        self, scenes: list[Scene], per_scene: int, budget: float, idle: bool = False
+    ) -> tuple[int, int, float]:
+        """Bring every scene up to ``per_scene`` sockets: (wanted, failed, seconds taken)."""
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
+        self.connect_failures = []
+        start = now()
+        self.connect_started = start
+        self.connect_budget = budget
+        self.connect_opened = 0
+        jobs = [
+            self.open_client(scene, index, gate, idle)
+            for scene in scenes
+            for index in range(len(scene.clients), per_scene)
+        ]
+        self.connect_wanted = len(jobs)
+        opened = await asyncio.gather(*jobs)
+        failed = 0
+        for client in opened:
+            if client is None:
+                failed += 1
+            else:
+                client.scene.clients.append(client)
+        return len(jobs), failed, now() - start
 
     async def step_connect(self, step: dict[str, Any]) -> dict[str, Any]:
         if not self.scenes or self.scenes[0].id != step["scenes"][0]:
@@ -264,26 +352,9 @@ class LoadGen:
         while now() < until and not all(r.served() for s in self.scenes for r in s.rolls.values()):
             await asyncio.sleep(0.05)
         rss_before = [rss_kib(pid) for pid in self.pids] if step.get("rss") else None
-        gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
-        self.connect_failures = []
-        start = now()
-        self.connect_started = start
-        self.connect_budget = step.get("give_up_s", GIVE_UP_SECONDS)
-        self.connect_opened = 0
-        jobs = [
-            self.open_client(scene, index, gate)
-            for scene in self.scenes
-            for index in range(len(scene.clients), step["per_scene"])
-        ]
-        self.connect_wanted = len(jobs)
-        opened = await asyncio.gather(*jobs)
-        failed = 0
-        for client in opened:
-            if client is None:
-                failed += 1
-            else:
-                client.scene.clients.append(client)
-        took = now() - start
+        wanted, failed, took = await self.open_sockets(
+            self.scenes, step["per_scene"], step.get("give_up_s", GIVE_UP_SECONDS)
+        )
         collapsed = failed > 0
         # Opening a socket queues work on the server (access check, presence, hello) that goes on
         # after the handshake. One roll per scene, delivered everywhere, proves it is all done:
@@ -293,7 +364,7 @@ class LoadGen:
         result: dict[str, Any] = {
             "step": "connect",
             "label": step.get("label", ""),
-            "opened": len(jobs) - failed,
+            "opened": wanted - failed,
             "failed": failed,
             "seconds": round(took, 2),
             "connections": sum(len(s.clients) for s in self.scenes),
@@ -302,13 +373,13 @@ class LoadGen:
             "refused_attempts": len(self.connect_failures),
             "first_refusal": self.connect_failures[0] if self.connect_failures else "",
             "collapsed": collapsed,
-            "sockets_per_s": round((len(jobs) - failed) / took, 1) if took else None,
+            "sockets_per_s": round((wanted - failed) / took, 1) if took else None,
         }
         if rss_before is not None:
             rss_after = [rss_kib(pid) for pid in self.pids]
             result["rss_before_kib"] = rss_before
             result["rss_after_kib"] = rss_after
-            opened_ok = len(jobs) - failed
+            opened_ok = wanted - failed
             result["kib_per_connection"] = (sum(rss_after) - sum(rss_before)) / max(1, opened_ok)
         return result
 
@@ -349,6 +420,75 @@ class LoadGen:
         self.scenes = []
         await asyncio.sleep(step.get("settle", 1.0))
         return {"step": "disconnect", "closed": len(clients), "seconds": round(now() - start, 2)}
+
+    async def step_idle(self, step: dict[str, Any]) -> dict[str, Any]:
+        for position, scene_id in enumerate(step["scenes"]):
+            if position == len(self.idle_scenes):  # scene i of a group is campaign i's
+                self.idle_scenes.append(Scene(scene_id, position, self.tables[position]))
+        wanted, failed, took = await self.open_sockets(
+            self.idle_scenes, step["per_scene"], step.get("give_up_s", GIVE_UP_SECONDS), idle=True
+        )
+        clients = [c for s in self.idle_scenes for c in s.clients]
+        result: dict[str, Any] = {
+            "step": "idle",
+            "label": step.get("label", ""),
+            "tables": len(self.idle_scenes),
+            "connections": len(clients),
+            "wanted": step["per_scene"] * len(self.idle_scenes),
+            "opened": wanted - failed,
+            "failed": failed,
+            "seconds": round(took, 2),
+            "sockets_per_s": round((wanted - failed) / took, 1) if took else None,
+            "refused_attempts": len(self.connect_failures),
+            "first_refusal": self.connect_failures[0] if self.connect_failures else "",
+            "collapsed": failed > 0,
+        }
+        if failed:
+            return result
+        # Settled: every socket's hello and first ping answered (the server has done what the
+        # handshakes queued), then one period more, so every socket pings with its round trip.
+        start = now()
+        while now() - start < FIRST_PONG_WITHIN and not all(c.pongs or c.closed for c in clients):
+            await asyncio.sleep(0.1)
+        result["first_pongs_s"] = round(now() - start, 2)
+        await asyncio.sleep(step.get("settle", PING_EVERY + 1.0))
+
+        def totals() -> dict[str, float]:
+            return {
+                "pings": sum(c.pings for c in clients),
+                "pongs": sum(c.pongs for c in clients),
+                "frames": sum(c.frames for c in clients),
+                "latency": sum(c.latency_frames for c in clients),
+                "loadgen": time.process_time(),
+                "machine": machine_busy_seconds(),
+            }
+
+        window = step["window"]
+        servers, before, window_start = [cpu_seconds(p) for p in self.pids], totals(), now()
+        await asyncio.sleep(window)
+        servers = [cpu_seconds(p) - c for p, c in zip(self.pids, servers, strict=True)]
+        after, window = totals(), now() - window_start
+        rate = {k: (after[k] - before[k]) / window for k in after}
+        rtts = [rtt for t, rtt in self.pong_rtts if t >= window_start]
+        result.update(
+            window_s=round(window, 3),
+            server_cpu=[round(c / window, 4) for c in servers],
+            loadgen_cpu=round(rate["loadgen"], 3),
+            machine_cpu=round(rate["machine"], 3),
+            pings_per_s=round(rate["pings"], 1),
+            pongs_per_s=round(rate["pongs"], 1),
+            # Every frame the idle sockets got (pongs included), and of them the round trips
+            # the server relays to the table ({"type": "latency"}).
+            frames_per_s=round(rate["frames"], 1),
+            latency_frames_per_s=round(rate["latency"], 1),
+            pong_p50_ms=ms(quantile(rtts, 0.50)),
+            pong_p99_ms=ms(quantile(rtts, 0.99)),
+            closed_sockets=sum(c.closed for c in clients),
+            errors=sum(len(c.errors) for c in clients),
+            first_error=next((e for c in clients for e in c.errors), ""),
+            server_rss_kib=[rss_kib(pid) for pid in self.pids],
+        )
+        return result
 
     async def step_run(self, step: dict[str, Any]) -> dict[str, Any]:
         rate, duration, warmup = step["rate"], step["duration"], step["warmup"]
@@ -591,6 +731,10 @@ def ms(seconds: float | None) -> float | None:
 
 def main() -> None:
     plan = json.loads(Path(sys.argv[1]).read_text())
+    # A socket is a file: the plan's sockets and some room for the rest (1,024 is a common soft
+    # limit, under the idle cell's 1,600 sockets).
+    sockets = sum(s.get("per_scene", 0) * len(s.get("scenes", ())) for s in plan["steps"])
+    raise_open_files(sockets + 256)
     asyncio.run(LoadGen(plan).play())
 
 

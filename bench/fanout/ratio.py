@@ -8,15 +8,24 @@ database (dropped at the end):
   the scene's sockets in turn): rolls per second.
 - **8×100**: 8 sockets × 100 scenes, open loop, one roll per scene per second (100 rolls/s):
   rolls done per second, latency to the last socket (p50, p99) and frames lost.
+- **idle**: idle tables of 8 sockets whose clients behave like an idle page (``hello``, then a
+  ping every 5 s with the round trip they measured, at the moments their pages' timers say:
+  ``loadgen.py``'s idle step), beside the ceiling's 8×10: the ceiling without them, then 100
+  idle tables (the daphne process's CPU over ``BENCH_IDLE_SECONDS``, default 20), the ceiling
+  with them, then 200 idle tables (the CPU again). The bare relay answers the same pings with a
+  pong (``bare.py`` says why), so its CPU is what the same idle sockets cost the stack alone.
 
 The app's rolls are a mix, in turn: a public dice-box roll, a character's check (two_dice, 2d6 +
 Wits paid from Focus: its card, the sheet's payment and the party and dashboard panels), a roll
 private to the GM and a blind one (the players outside them get a stub). The bare relay sends a
 frame of the size of the app's public roll. Writes ``bench/out/ratio.json``; the last line is::
 
-    fanout ratio: ceiling R× bare; 8x100 p50 P× p99 Q× bare; lost L
+    fanout ratio: ceiling R× bare; 8x100 p50 P× p99 Q× bare; lost L; idle CPU 100 tables A×
+    bare, 200 tables B× bare; ceiling with 100 idle tables C%
 
-``BENCH_RATIO_SECONDS`` (default 10) is the open-loop cell's measured window.
+(one line; C is the change of the app's ceiling, negative when the idle tables take from it).
+``BENCH_RATIO_SECONDS`` (default 10) is the open-loop cell's measured window;
+``BENCH_RATIO_CELLS`` (say ``idle``) plays only the cells it names.
 """
 
 from __future__ import annotations
@@ -39,16 +48,21 @@ from bench.fanout.run import (
     drop_database,
     load_generator,
 )
-from bench.fanout.servers import Daphne, machine_busy_seconds
+from bench.fanout.servers import Daphne, machine_busy_seconds, raise_open_files
 
 N = 8
 CEILING_SCENES, TARGET_SCENES = 10, 100
 RATE = 1.0  # rolls per scene per second in the open loop: 100 rolls/s at 100 scenes
 APPS = {"app": "bench.fanout.uncapped:application", "bare": "bench.fanout.bare:application"}
+IDLE_TABLES = (100, 200)  # idle tables of N sockets each: 800, then 1,600 sockets
+CELLS = ("ceiling", "8x100", "idle")
 
 
-def cells(scenes: dict[str, list[int]], window: float) -> dict[str, list[dict[str, Any]]]:
+def cells(
+    scenes: dict[str, list[int]], window: float, idle_window: float = 20.0
+) -> dict[str, list[dict[str, Any]]]:
     """Each cell's steps, played against a freshly started daphne per stack."""
+    few, many = IDLE_TABLES
     return {
         "ceiling": [
             {"do": "connect", "scenes": scenes["ceiling"], "per_scene": N, "label": "8x10"},
@@ -59,6 +73,17 @@ def cells(scenes: dict[str, list[int]], window: float) -> dict[str, list[dict[st
              "give_up_s": 90.0},
             {"do": "run", "label": "8x100", "rate": RATE, "duration": window, "warmup": 2.0,
              "drain": 5.0},
+        ],
+        # The ceiling with and without idle tables in one process's life, minutes apart at
+        # most: the box's drift between two daphnes would be larger than what is measured.
+        "idle": [
+            {"do": "connect", "scenes": scenes["idle_ceiling"], "per_scene": N, "label": "8x10"},
+            {"do": "saturate", "label": "8x10", "duration": 5.0, "warmup": 1.5},
+            {"do": "idle", "scenes": scenes["idle"][:few], "per_scene": N,
+             "label": f"idle{few}", "window": idle_window, "give_up_s": 120.0},
+            {"do": "saturate", "label": f"8x10+idle{few}", "duration": 5.0, "warmup": 1.5},
+            {"do": "idle", "scenes": scenes["idle"][:many], "per_scene": N,
+             "label": f"idle{many}", "window": idle_window, "give_up_s": 120.0},
         ],
     }  # fmt: skip
 
@@ -93,6 +118,16 @@ def brief(r: dict[str, Any]) -> str:
         return f"{r['step']} {r['label']}: skipped, {r['skipped']}"
     if r["step"] == "connect":
         return f"connect {r['connections']} sockets in {r['seconds']} s"
+    if r["step"] == "idle":
+        if r["collapsed"]:
+            return f"idle {r['label']}: {r['connections']} of {r['wanted']} sockets opened"
+        return (
+            f"idle {r['label']}: {r['tables']} tables, {r['connections']} sockets (opened in "
+            f"{r['seconds']} s), cpu {r['server_cpu']}, {r['pings_per_s']} pings/s, "
+            f"{r['frames_per_s']} frames/s to them ({r['latency_frames_per_s']} latency), "
+            f"pong p50 {r['pong_p50_ms']} p99 {r['pong_p99_ms']} ms, loadgen "
+            f"{r['loadgen_cpu']}, machine {r['machine_cpu']}"
+        )
     kinds = ""
     if "by_kind" in r:
         kinds = " | " + ", ".join(
@@ -131,9 +166,57 @@ def ratios(cell_results: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str
     }
 
 
+def labelled(results: list[dict[str, Any]], step: str, label: str) -> dict[str, Any]:
+    found = [r for r in results if r["step"] == step and r.get("label") == label]
+    if not found or "skipped" in found[-1] or found[-1].get("collapsed"):
+        raise RuntimeError(f"no {step} {label} figures: {found or results}")
+    return found[-1]
+
+
+def idle_ratios(idle: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The idle cell's figures: each stack's CPU (cores) per idle-table count, the app's over
+    the bare stack's, and what the first count of idle tables took from each one's ceiling."""
+    few = IDLE_TABLES[0]
+    cores = {
+        stack: {
+            str(t): round(sum(labelled(idle[stack], "idle", f"idle{t}")["server_cpu"]), 4)
+            for t in IDLE_TABLES
+        }
+        for stack in ("app", "bare")
+    }
+    ceiling = {
+        stack: {
+            "without": labelled(idle[stack], "saturate", "8x10")["rolls_per_s"],
+            "with": labelled(idle[stack], "saturate", f"8x10+idle{few}")["rolls_per_s"],
+        }
+        for stack in ("app", "bare")
+    }
+    return {
+        "cores": cores,
+        "cpu_ratio": {
+            t: round(cores["app"][t] / cores["bare"][t], 1) if cores["bare"][t] else None
+            for t in cores["app"]
+        },
+        "ceiling": ceiling,
+        # The change of the ceiling with the idle tables present, in percent (negative: taken).
+        "ceiling_change_pct": {
+            stack: round(100 * (c["with"] / c["without"] - 1), 1) if c["without"] else None
+            for stack, c in ceiling.items()
+        },
+    }
+
+
 def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     window = float(os.environ.get("BENCH_RATIO_SECONDS", "10"))
+    idle_window = float(os.environ.get("BENCH_IDLE_SECONDS", "20"))
+    chosen = [c for c in os.environ.get("BENCH_RATIO_CELLS", ",".join(CELLS)).split(",") if c]
+    if unknown := set(chosen) - set(CELLS):
+        raise SystemExit(f"BENCH_RATIO_CELLS: no cell {', '.join(sorted(unknown))} in {CELLS}")
+    # Each socket is a file in the load generator and in daphne (which inherit this limit).
+    needed = N * max(IDLE_TABLES) + N * (CEILING_SCENES + TARGET_SCENES) + 512
+    if "idle" in chosen and (limit := raise_open_files(needed)) < needed:
+        raise SystemExit(f"the idle cell needs {needed} open files; the hard limit is {limit}")
     OUT.mkdir(exist_ok=True)
     stamp = dt.datetime.now().strftime("%Y%m%d_%H%M%S")
     db_name = f"tabletop_ratio_{stamp}_{os.getpid()}"
@@ -142,22 +225,33 @@ def main() -> int:
     busy_before, load_before = machine_busy_seconds(), os.getloadavg()[0]
     create_database(db_name)
     try:
+        groups = {"ceiling": CEILING_SCENES, "target": TARGET_SCENES}
+        if "idle" in chosen:  # its own scenes: a ceiling's new scene numbers from seq 1
+            groups.update(idle_ceiling=CEILING_SCENES, idle=max(IDLE_TABLES))
         spec = {
-            "campaigns": TARGET_SCENES,
+            "campaigns": max(groups.values()),  # scene i of a group is campaign i's
             "players": N - 1,
             "characters": True,
-            "scene_groups": {"ceiling": CEILING_SCENES, "target": TARGET_SCENES},
+            "scene_groups": groups,
         }
         setup = build_tables(spec, env)
         print(f"ratio: database {db_name} ready in {time.monotonic() - started:.0f} s", flush=True)
-        plan = cells(setup["scene_groups"], window)
+        plan = cells(setup["scene_groups"], window, idle_window)
         results: dict[str, dict[str, list[dict[str, Any]]]] = {}
         for cell, steps in plan.items():
+            if cell not in chosen:
+                continue
             # The bare stack first, then the app, cell by cell: both meet the box as it is then.
             results[cell] = {stack: play(stack, steps, env, setup) for stack in ("bare", "app")}
     finally:
         drop_database(db_name)
-    figures = ratios(results)
+    figures = ratios(results) if {"ceiling", "8x100"} <= results.keys() else {}
+    failed = ""
+    if "idle" in results:
+        try:
+            figures["idle"] = idle_ratios(results["idle"])
+        except RuntimeError as exc:  # the other cells' figures still stand; say which is missing
+            failed = f"idle cell not measured: {str(exc)[:300]}"
     seconds = time.monotonic() - started
     meta = {
         "date": dt.datetime.now().isoformat(timespec="seconds"),
@@ -165,6 +259,8 @@ def main() -> int:
         "cpu": cpu_model(),
         "seconds": round(seconds),
         "window_s": window,
+        "idle_window_s": idle_window,
+        "cells": chosen,
         "load_average_before": round(load_before, 2),
         # Every process of the box, the run's own included, over the whole run.
         "machine_busy_cores": round((machine_busy_seconds() - busy_before) / seconds, 2),
@@ -173,15 +269,41 @@ def main() -> int:
     (OUT / "ratio.json").write_text(
         json.dumps({"meta": meta, "ratios": figures, "results": results}, indent=1)
     )
-    print(
-        f"ratio: {seconds:.0f} s; load average {load_before:.2f} before; app kept up with "
-        f"{figures['kept_up']} of {TARGET_SCENES * RATE:.0f} rolls/s; errors {figures['errors']}"
-    )
-    print(
-        f"fanout ratio: ceiling {figures['ceiling']:.2f}× bare; 8x100 p50 {figures['p50']:.2f}× "
-        f"p99 {figures['p99']:.2f}× bare; lost {figures['lost']}"
-    )
-    return 0
+    print(last_lines(figures, seconds, load_before, failed))
+    return 1 if failed else 0
+
+
+def last_lines(
+    figures: dict[str, Any], seconds: float, load_before: float, failed: str = ""
+) -> str:
+    """The run's summary, its last line the figures (``fanout ratio: ...``)."""
+    first = f"ratio: {seconds:.0f} s; load average {load_before:.2f} before"
+    parts = []
+    if "ceiling" in figures:
+        first += (
+            f"; app kept up with {figures['kept_up']} of {TARGET_SCENES * RATE:.0f} rolls/s; "
+            f"errors {figures['errors']}"
+        )
+        # A figure is None when the app delivered nothing in the window (a crushed box).
+        r, p50, p99 = (
+            "n/a" if x is None else f"{x:.2f}×"
+            for x in (figures["ceiling"], figures["p50"], figures["p99"])
+        )
+        parts.append(f"ceiling {r} bare; 8x100 p50 {p50} p99 {p99} bare; lost {figures['lost']}")
+    if "idle" in figures:
+        idle, (few, many) = figures["idle"], map(str, IDLE_TABLES)
+        first += "; idle cores app/bare " + ", ".join(
+            f"{t} tables {idle['cores']['app'][t]}/{idle['cores']['bare'][t]}" for t in (few, many)
+        )
+        first += f"; ceiling with {few} idle tables, bare {idle['ceiling_change_pct']['bare']:+}%"
+        parts.append(
+            f"idle CPU {few} tables {idle['cpu_ratio'][few]}× bare, {many} tables "
+            f"{idle['cpu_ratio'][many]}× bare; ceiling with {few} idle tables "
+            f"{idle['ceiling_change_pct']['app']:+}%"
+        )
+    if failed:
+        parts.append(failed)
+    return f"{first}\nfanout ratio: " + "; ".join(parts)
 
 
 if __name__ == "__main__":
