@@ -19,7 +19,7 @@ daphne processes, makes rolls and prints one JSON line per measured step. Steps:
   Ten scenes keep ten rolls always waiting: enough to keep either stack busy.
 - ``idle``: idle tables beside the others, which stay open and keep pinging through every later
   step. It opens ``per_scene`` sockets on each scene of ``scenes`` not open yet (a second idle
-  step grows the idle tables), each of which behaves like an idle page of ``scene.js``:
+  step grows the idle tables), each of which behaves like an idle scene page (``static/js/scene/``):
   ``hello``, then ``{"command": "ping", "t": <its clock, ms>, "rtt": <its last round trip,
   ms>}`` at once and every ``PING_EVERY`` seconds from then on, on the page's own timer (each
   page was loaded at its own moment, so the pings of a table are spread over the period, not
@@ -76,7 +76,8 @@ CONNECT_ATTEMPTS = 3
 GIVE_UP_REFUSED = 3
 GIVE_UP_SECONDS = 30.0
 GIVE_UP_LOOK_AFTER = 6.0
-#: scene.js's PING_EVERY_MS: an open page pings every 5 s (and once when its socket opens).
+#: PING_EVERY_MS of static/js/scene/latency.js: an open page pings every 5 s (and once when its
+#: socket opens).
 PING_EVERY = 5.0
 #: How long the idle sockets may take to have their first pong before the step gives up.
 FIRST_PONG_WITHIN = 60.0
@@ -243,7 +244,7 @@ class LoadGen:
         client.closed = True
 
     def control(self, client: Client, control: dict[str, Any], t: float) -> None:
-        """An idle page's control frame: a pong measures its round trip, as scene.js does."""
+        """An idle page's control frame: a pong measures its round trip, as the page does."""
         kind = control.get("type")
         if kind == "pong" and isinstance(control.get("t"), int | float):
             rtt = t - client.opened - control["t"] / 1000
@@ -254,8 +255,9 @@ class LoadGen:
             client.latency_frames += 1
 
     async def keep_pinging(self, client: Client) -> None:
-        """scene.js's latency loop: a ping when the socket opens, then one per period from the
-        page's interval timer, whose phase is the moment the page loaded (random here)."""
+        """The page's latency loop (scene/latency.js): a ping when the socket opens, then one per
+        period from the page's interval timer, whose phase is the moment the page loaded (random
+        here)."""
         next_at = now() + random.random() * PING_EVERY
         while not client.closed:
             clock = round(1000 * (now() - client.opened), 3)
