@@ -19,7 +19,7 @@ from typing import Protocol
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from tabletop.scenes import actions, outage, outbox
+from tabletop.scenes import actions, outage, outbox, selectors
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class BeatingSocket(Protocol):
 
     async def join_groups(self) -> bool: ...
 
-    async def catch_up_now(self) -> None: ...
+    async def catch_up_now(self, newest: int | None = None) -> None: ...
 
 
 class SceneBeat:
@@ -186,15 +186,24 @@ def _recover() -> None:
     """The layer answers again (perhaps an empty Redis, without any group): every socket here
     joins its groups again and catches up on what the layer did not bring meanwhile."""
     for beat in list(_beats.values()):
-        if beat.task.get_loop() is not asyncio.get_running_loop():
-            continue
-        for socket in list(beat.sockets):
-            asyncio.ensure_future(_rejoin(socket))
+        if beat.task.get_loop() is asyncio.get_running_loop():
+            asyncio.ensure_future(_rejoin(beat))
 
 
-async def _rejoin(socket: BeatingSocket) -> None:
-    if await socket.join_groups():
-        await socket.catch_up_now()
+async def _rejoin(beat: SceneBeat) -> None:
+    """One scene's sockets: their groups again, then each catches up to the scene's newest
+    seq, read once for all of them (a read per socket was one per player at every recovery)."""
+    sockets = [s for s in list(beat.sockets) if await s.join_groups()]
+    if not sockets:
+        return
+    try:
+        newest = await outbox.run(selectors.scene_last_seq, scene_id=beat.scene_id)
+    except (OperationalError, InterfaceError) as exc:
+        outage.database.failed(exc)  # the next beat catches them up instead
+        return
+    for socket in sockets:
+        if socket in beat.sockets:
+            await socket.catch_up_now(newest)
 
 
 outage.layer.on_recovery.append(_recover)

@@ -355,11 +355,12 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         # eight frames every five seconds per member: bench/README.md, "Idle tables").
         self.rtt = round(rtt)
 
-    async def catch_up_now(self) -> None:
-        """Send what this viewer is missing up to the database's newest seq, now."""
+    async def catch_up_now(self, newest: int | None = None) -> None:
+        """Send what this viewer is missing up to ``newest`` (read now when not given)."""
         if self.cursor is None:
             return
-        newest = await database_sync_to_async(selectors.scene_last_seq)(scene_id=self.scene_id)
+        if newest is None:
+            newest = await database_sync_to_async(selectors.scene_last_seq)(scene_id=self.scene_id)
         async with self.catching_up:
             if self.cursor < newest:
                 await self._catch_up(newest)

@@ -27,7 +27,7 @@ _LOST = (RedisError, OSError, asyncio.TimeoutError)
 class SteadyRedisChannelLayer(RedisChannelLayer):
     async def receive(self, channel: str) -> dict:
         while True:
-            if not outage.layer.worth_trying(count=False):
+            if not outage.layer.worth_trying():
                 await asyncio.sleep(WAIT_SECONDS)
                 continue
             try:

@@ -39,17 +39,21 @@ class Outage:
     def down(self) -> bool:
         return self.since is not None
 
-    def worth_trying(self, *, count: bool = True) -> bool:
-        """Whether to make a call now: always while up; once a second while down (``count``:
-        a call skipped is one that would have failed)."""
+    def worth_trying(self) -> bool:
+        """Whether to make a call now: always while up; once a second while down."""
         if self.since is None:
             return True
         now = time.monotonic()
         if now - self.probed_at >= PROBE_EVERY_SECONDS:
             self.probed_at = now
             return True
-        self.failures += count
         return False
+
+    def skipped(self) -> None:
+        """A call not made while down (it would have failed): counted for the closing line, and
+        the probe kept running on this loop."""
+        self.failures += 1
+        self.keep_probing()
 
     def failed(self, error: BaseException | str) -> None:
         self.failures += 1

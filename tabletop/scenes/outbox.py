@@ -255,8 +255,7 @@ async def _flush(box: list[Message]) -> None:
     if outage.layer.down:
         # The events are committed and sockets catch up from the database; the outage's probe
         # notices the layer's return (a send here would wait out its bound in every command).
-        outage.layer.failures += 1
-        outage.layer.keep_probing()
+        outage.layer.skipped()
         return
 
     async def send(group: str, message: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import F
 
+from tabletop import systems
 from tabletop.characters.actions import character_adjust
 from tabletop.characters.models import Character
 from tabletop.scenes import access as base
@@ -68,8 +69,8 @@ def currency_adjust(
     """
     system = scene.campaign.game
     declared = system.currency(field) if isinstance(field, str) else None
-    if declared is None and isinstance(field, str) and field.isidentifier():
-        raise ValidationError(f"This system's characters have no {field[:30].replace('_', ' ')}.")
+    if declared is None and any(s.currency(field) for s in systems.all_systems()):
+        raise ValidationError(f"This system's characters have no {field.replace('_', ' ')}.")
     if declared is None or not declared.gm_steps:
         raise ValidationError(f"The GM can't hand out {str(field)[:30]!r} here.")
     amount = whole(amount, "How many?")

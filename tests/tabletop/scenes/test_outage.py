@@ -22,6 +22,7 @@ def test_an_outage_is_two_log_lines_whatever_fails_in_it(caplog):
         service.failed(ConnectionError("Connection refused"))
     assert service.down
     assert not service.worth_trying()  # skipped at once (the next probe is a second away)
+    service.skipped()
     service.answered()
     service.answered()  # up already: nothing to say
     lines = [r.getMessage() for r in caplog.records]
@@ -92,3 +93,30 @@ def test_an_outage_left_by_a_closed_loop_is_probed_again_on_the_next(monkeypatch
 
     asyncio.run(later())
     assert not service.down
+
+
+async def test_after_an_outage_a_scene_s_sockets_catch_up_on_one_read(monkeypatch):
+    from tabletop.scenes import beats, outbox
+
+    reads = []
+
+    async def newest(func, /, **kwargs):
+        reads.append(kwargs["scene_id"])
+        return 9
+
+    class Seat:
+        def __init__(self, joins: bool) -> None:
+            self.joins, self.caught_up = joins, None
+
+        async def join_groups(self) -> bool:
+            return self.joins
+
+        async def catch_up_now(self, newest=None) -> None:
+            self.caught_up = newest
+
+    monkeypatch.setattr(outbox, "run", newest)
+    beat = type("Beat", (), {})()
+    beat.scene_id, beat.sockets = 5, {Seat(True), Seat(True), Seat(False)}
+    await beats._rejoin(beat)
+    assert reads == [5]  # once for the scene, not once per socket
+    assert sorted(str(s.caught_up) for s in beat.sockets) == ["9", "9", "None"]
