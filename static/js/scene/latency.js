@@ -18,8 +18,12 @@ export function ping() {
 // A pong: it carries the t its ping was sent with.
 export function measured(sentAt) {
   if (typeof sentAt !== "number") { return; }
+  const first = lastRtt === null;
   lastRtt = Math.max(0, Math.round(performance.now() - sentAt));
   paintOwnRtt();
+  // The first measure goes out at once, not a ping period later: the table sees this
+  // member's round trip at the scene's next beat after they connect.
+  if (first) { ping(); }
 }
 
 export function paintOwnRtt() {
