@@ -1,11 +1,13 @@
-"""One heartbeat per scene per process, shared by that process's sockets on the scene.
+"""One heartbeat per process, shared by all its sockets on all its scenes.
 
-Each beat is ONE database call (``actions.scene_heartbeat``): it refreshes the presence of every
-local socket of the scene, settles what is due, and returns the scene's newest seq, which every
-local socket then compares with what it has. A beat per socket cost four calls per socket and
-repeated the scene's work once per socket; at 800 sockets that alone saturated daphne's database
-thread (bench/README.md). The first beat waits a random part of the period, so scenes opened
-together don't beat together forever.
+Each beat is ONE database call (``actions.heartbeat``) for every scene this process serves (in
+batches of ``SCENES_PER_CALL``): it refreshes the presence of every local socket, settles what
+is due, and returns each scene's newest seq, which every local socket of the scene then compares
+with what it has, and who is present. A beat per socket cost four calls per socket (at 800
+sockets that alone saturated daphne's database thread); a beat per scene, a thread hop and four
+statements per scene: at 100 idle tables most of what they cost (bench/README.md, "Idle
+tables"). The first beat waits a random part of the period, so processes started together
+don't beat together forever.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ _jitter = secrets.SystemRandom()
 #: of new events then (from the database), so the table still sees a roll within seconds.
 BEAT_WHILE_LAYER_DOWN_SECONDS = 2.0
 
+#: Scenes per database call of a beat: a process with many tables makes a few calls of
+#: bounded length, spread over the period, rather than one that holds its database thread.
+SCENES_PER_CALL = 50
+
 
 class BeatingSocket(Protocol):
     channel_name: str
@@ -44,37 +50,35 @@ class BeatingSocket(Protocol):
 
 
 class SceneBeat:
+    """One scene's part of the process's beat: its local sockets and what they were shown."""
+
     def __init__(self, scene_id: int) -> None:
         self.scene_id = scene_id
         self.sockets: set[BeatingSocket] = set()
         self.shown: tuple | None = None  # who is present, as last broadcast from here
         self.groups_joined_at = time.monotonic()
-        self.task = asyncio.ensure_future(self._run())
+        # Each socket's round trip as last written, rounded as the table sees it: only a
+        # change is written again (a trip that jitters by a millisecond is no news).
+        self.written: dict[str, int | None] = {}
+        self.loop = asyncio.get_running_loop()
 
-    async def _run(self) -> None:
-        period = settings.SCENE_HEARTBEAT_SECONDS
-        await asyncio.sleep(period * (0.5 + _jitter.random() / 2))
-        while self.sockets:
-            await self._beat()
-            down = outage.layer.down
-            await asyncio.sleep(min(period, BEAT_WHILE_LAYER_DOWN_SECONDS) if down else period)
+    def beating(self) -> dict[str, int | None]:
+        """Its sockets' channel names, each with its round trip when it changed noticeably."""
+        changed: dict[str, int | None] = {}
+        for socket in self.sockets:
+            rtt = selectors.noticeable(socket.rtt)
+            moved = rtt is not None and noticeably_moved(self.written.get(socket.channel_name), rtt)
+            changed[socket.channel_name] = rtt if moved else None
+        return changed
 
-    async def _beat(self) -> None:
-        sockets = list(self.sockets)
-        try:
-            found = await outbox.run(
-                actions.scene_heartbeat,
-                scene_id=self.scene_id,
-                channel_names=[s.channel_name for s in sockets],
-                rtts={s.channel_name: s.rtt for s in sockets},
-            )
-        except (OperationalError, InterfaceError) as exc:
-            outage.database.failed(exc)  # one line for the outage; the next beat tries again
-            return
-        except Exception:  # a failed beat must never stop the next one
-            log.exception("heartbeat of scene %s failed", self.scene_id)
-            return
-        outage.database.answered()
+    def wrote(self, beating: dict[str, int | None]) -> None:
+        for channel, rtt in beating.items():
+            if rtt is not None:
+                self.written[channel] = rtt
+
+    async def found(self, sockets: list[BeatingSocket], found: actions.Heartbeat) -> None:
+        """What the beat found for this scene: the table's list when it changed, then each
+        socket's catch-up; groups joined again before they expire."""
         if noticeably_changed(self.shown, found.present):
             # Someone's process died (their presence went stale) or a round trip changed by a
             # step a person would notice: the table's lists show it.
@@ -92,6 +96,51 @@ class SceneBeat:
                 await socket.join_groups()
 
 
+_ticker: asyncio.Task | None = None
+
+
+def _ensure_ticking() -> None:
+    global _ticker
+    loop = asyncio.get_running_loop()
+    if _ticker is None or _ticker.done() or _ticker.get_loop() is not loop:
+        _ticker = asyncio.ensure_future(_run(loop))
+
+
+def _local(loop: asyncio.AbstractEventLoop) -> list[SceneBeat]:
+    return [b for b in _beats.values() if b.loop is loop and b.sockets]
+
+
+async def _run(loop: asyncio.AbstractEventLoop) -> None:
+    period = settings.SCENE_HEARTBEAT_SECONDS
+    await asyncio.sleep(period * (0.5 + _jitter.random() / 2))
+    while scenes := _local(loop):
+        # A few calls spread over the period, not one burst of every table's work at once (a
+        # burst held pongs 270 ms at 200 tables).
+        calls = [scenes[n : n + SCENES_PER_CALL] for n in range(0, len(scenes), SCENES_PER_CALL)]
+        for call in calls:
+            await _beat(call)
+            every = min(period, BEAT_WHILE_LAYER_DOWN_SECONDS) if outage.layer.down else period
+            await asyncio.sleep(every / len(calls))
+
+
+async def _beat(scenes: list[SceneBeat]) -> None:
+    sockets = {b.scene_id: list(b.sockets) for b in scenes}
+    beating = {b.scene_id: b.beating() for b in scenes}
+    try:
+        found = await outbox.run(actions.heartbeat, beating=beating)
+    except (OperationalError, InterfaceError) as exc:
+        outage.database.failed(exc)  # one line for the outage; the next beat tries again
+        return
+    except Exception:  # a failed beat must never stop the next one
+        log.exception("heartbeat of %s scenes failed", len(scenes))
+        return
+    outage.database.answered()
+    for b in scenes:
+        b.wrote(beating[b.scene_id])
+        if b.scene_id in found:  # a scene that is gone has nothing to say
+            await b.found(sockets[b.scene_id], found[b.scene_id])
+
+
 #: A round trip is shown again only when it moved by this much (ms) and by half of itself:
 #: jitter of a few tens of ms (every busy table has it) must not send every list every beat;
 #: a bench saw that cost a tenth of the busy ceiling (bench/README.md, "Idle tables").
@@ -103,35 +152,40 @@ def noticeably_changed(shown: tuple | None, present: tuple) -> bool:
     someone came or went, a round trip became known, or one moved by RTT_STEP_MS and half."""
     if shown is None or [p.pk for p in shown] != [p.pk for p in present]:
         return True
-    for before, now in zip(shown, present, strict=True):
-        if (before.rtt_ms is None) != (now.rtt_ms is None):
-            return True
-        if before.rtt_ms is not None and now.rtt_ms is not None:
-            moved = abs(now.rtt_ms - before.rtt_ms)
-            if moved >= RTT_STEP_MS and moved >= before.rtt_ms / 2:
-                return True
-    return False
+    return any(
+        noticeably_moved(before.rtt_ms, now.rtt_ms)
+        for before, now in zip(shown, present, strict=True)
+    )
+
+
+def noticeably_moved(before: int | None, now: int | None) -> bool:
+    """A round trip became known (or unknown), or moved by RTT_STEP_MS and half of itself."""
+    if before is None or now is None:
+        return (before is None) != (now is None)
+    moved = abs(now - before)
+    return moved >= RTT_STEP_MS and moved >= before / 2
 
 
 _beats: dict[int, SceneBeat] = {}
 
 
 def join(scene_id: int, socket: BeatingSocket) -> None:
-    """Count the socket in its scene's beat (starting the beat for the first local socket)."""
+    """Count the socket in the process's beat (starting the beat for the first local socket)."""
     beat = _beats.get(scene_id)
-    if beat is None or beat.task.done() or beat.task.get_loop() is not asyncio.get_running_loop():
+    if beat is None or beat.loop is not asyncio.get_running_loop():
         beat = _beats[scene_id] = SceneBeat(scene_id)
     beat.sockets.add(socket)
+    _ensure_ticking()
 
 
 def leave(scene_id: int, socket: BeatingSocket) -> None:
-    """Drop the socket from its scene's beat; the last one out stops the beat."""
+    """Drop the socket from the process's beat (the beat stops with the last one out)."""
     beat = _beats.get(scene_id)
     if beat is None:
         return
     beat.sockets.discard(socket)
+    beat.written.pop(socket.channel_name, None)
     if not beat.sockets:
-        beat.task.cancel()
         del _beats[scene_id]
 
 
@@ -186,7 +240,7 @@ def _recover() -> None:
     """The layer answers again (perhaps an empty Redis, without any group): every socket here
     joins its groups again and catches up on what the layer did not bring meanwhile."""
     for beat in list(_beats.values()):
-        if beat.task.get_loop() is asyncio.get_running_loop():
+        if beat.loop is asyncio.get_running_loop():
             asyncio.ensure_future(_rejoin(beat))
 
 

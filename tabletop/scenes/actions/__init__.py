@@ -21,6 +21,7 @@ from tabletop.scenes.actions import chat, rolls, spends, turns
 from tabletop.scenes.actions.chat import chat_say
 from tabletop.scenes.actions.rolls import record_roll, roll_make, roll_reveal
 from tabletop.scenes.actions.scenes import (
+    heartbeat,
     presence_broadcast,
     presence_join,
     presence_leave,
@@ -135,6 +136,7 @@ __all__ = [
     "run_command",
     "scene_close",
     "scene_create",
+    "heartbeat",
     "scene_heartbeat",
     "scene_open",
     "settle_due",

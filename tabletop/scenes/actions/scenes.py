@@ -101,30 +101,46 @@ class Heartbeat:
 def scene_heartbeat(
     *, scene_id: int, channel_names: list[str], rtts: dict[str, int | None] | None = None
 ) -> Heartbeat:
-    """One process's beat for one scene: keep its sockets' presence fresh (with the round trip
-    each page measured last, ``rtts``), settle what is due (spend windows, unattended checks:
-    the safety net when the process that scheduled them died), and return the scene's newest
-    seq, which each socket compares with what it has, and who is present now.
+    """One scene's beat (``heartbeat`` for a single scene)."""
+    found = heartbeat(beating={scene_id: {c: (rtts or {}).get(c) for c in channel_names}})
+    if scene_id not in found:
+        raise Scene.DoesNotExist(f"scene {scene_id} is gone")
+    return found[scene_id]
 
-    One call per scene per process, not per socket: with every socket beating on its own, 800
-    sockets made four database calls each and the scene work was repeated by every socket of
-    the scene (bench/README.md)."""
-    if channel_names:
+
+def heartbeat(*, beating: dict[int, dict[str, int | None]]) -> dict[int, Heartbeat]:
+    """One process's beat for all its scenes at once: keep the presence of each local socket
+    fresh (with the round trip its page measured last; ``beating`` maps each scene to its
+    sockets' channel names and round trips, None when unknown or unchanged), settle what is
+    due (spend windows, unattended checks: the safety net when the process that scheduled them
+    died), and return each scene's newest seq, which each socket compares with what it has, and
+    who is present now. A scene that is gone has no entry.
+
+    Three statements for any number of quiet scenes: a beat per scene cost a thread hop and
+    four statements per scene every period, most of what an idle table costs (bench/README.md,
+    "Idle tables"); a beat per socket, before that, four per socket."""
+    channels = [c for sockets in beating.values() for c in sockets]
+    if channels:
         fresh: dict[str, Any] = {"last_seen": timezone.now()}
-        known = {c: ms for c, ms in (rtts or {}).items() if ms is not None}
+        known = {
+            c: ms for sockets in beating.values() for c, ms in sockets.items() if ms is not None
+        }
         if known:
             fresh["rtt_ms"] = Case(
                 *(When(channel_name=c, then=Value(ms)) for c, ms in known.items()),
                 default=F("rtt_ms"),
                 output_field=PositiveIntegerField(),
             )
-        Presence.objects.filter(channel_name__in=channel_names).update(**fresh)
-    # The scene and its campaign in the one statement every command reads them with.
-    scene = selectors.scene_with_campaign(scene_id=scene_id)
-    if scene is None:
-        raise Scene.DoesNotExist(f"scene {scene_id} is gone")
-    newest = scene.last_seq
-    if settle_due_in(scene):
-        newest = selectors.scene_last_seq(scene_id=scene_id)  # what settling recorded
+        Presence.objects.filter(channel_name__in=channels).update(**fresh)
+    found: dict[int, Heartbeat] = {}
+    newest: dict[int, int] = {}
+    # The scenes and their campaigns in one statement.
+    for scene in Scene.objects.select_related("campaign").filter(pk__in=list(beating)):
+        newest[scene.pk] = scene.last_seq
+        if settle_due_in(scene):
+            newest[scene.pk] = selectors.scene_last_seq(scene_id=scene.pk)  # what it recorded
     # Who is present: a member whose process died drops out here once their presence is stale.
-    return Heartbeat(newest, tuple(selectors.online_users(scene_id=scene_id)))
+    present = selectors.online_users_of(scene_ids=list(newest))
+    for scene_id, seq in newest.items():
+        found[scene_id] = Heartbeat(seq, tuple(present.get(scene_id, ())))
+    return found

@@ -1,5 +1,6 @@
-"""Delivery machinery of the scene socket: one heartbeat per scene per process, catch-up only
-for what is really missing, and broadcasts sent from the event loop, not the database thread."""
+"""Delivery machinery of the scene socket: one heartbeat per process for all its scenes,
+catch-up only for what is really missing, and broadcasts sent from the event loop, not the
+database thread."""
 
 from __future__ import annotations
 
@@ -38,13 +39,13 @@ async def wait_until(check, timeout: float = 3.0) -> bool:
 
 async def test_one_beat_serves_every_socket_of_the_scene(table, quick_beat, monkeypatch):
     calls: list[list[str]] = []
-    real = actions.scene_heartbeat
+    real = actions.heartbeat
 
-    def counting(*, scene_id, channel_names, rtts=None):
-        calls.append(sorted(channel_names))
-        return real(scene_id=scene_id, channel_names=channel_names, rtts=rtts)
+    def counting(*, beating):
+        calls.append(sorted(beating[table.scene.pk]))
+        return real(beating=beating)
 
-    monkeypatch.setattr(actions, "scene_heartbeat", counting)
+    monkeypatch.setattr(actions, "heartbeat", counting)
     socks = [await connect(user, table.scene) for user in (table.gm, table.alice, table.bob)]
     assert beats.local_sockets(table.scene.pk) == 3
     long_ago = timezone.now() - timedelta(hours=1)
@@ -67,6 +68,45 @@ async def test_one_beat_serves_every_socket_of_the_scene(table, quick_beat, monk
     for sock in socks:
         await sock.close()
     assert beats.local_sockets(table.scene.pk) == 0
+
+
+async def test_one_beat_serves_every_scene_of_the_process_and_writes_a_trip_once(
+    table, quick_beat, monkeypatch
+):
+    calls: list[dict[int, dict[str, int | None]]] = []
+    real = actions.heartbeat
+
+    def counting(*, beating):
+        calls.append({scene: dict(sockets) for scene, sockets in beating.items()})
+        return real(beating=beating)
+
+    monkeypatch.setattr(actions, "heartbeat", counting)
+    other = await sync_to_async(
+        lambda: actions.scene_open(
+            scene=actions.scene_create(campaign=table.campaign, actor=table.gm, name="The ferry"),
+            actor=table.gm,
+        )
+    )()
+    here = await connect(table.alice, table.scene)
+    there = await connect(table.bob, other)
+    await here.send(command="ping", t=1, rtt=42)
+    await here.drain()
+
+    def both_beaten() -> bool:
+        return any(len(call) == 2 for call in calls)
+
+    assert await wait_until(both_beaten)
+    # Both scenes in one call; alice's trip (rounded as the table sees it) written once.
+    both = [call for call in calls if len(call) == 2]
+    assert set(both[0]) == {table.scene.pk, other.pk}
+    trips = [t for call in both for t in call[table.scene.pk].values() if t is not None]
+    assert trips == [40]
+    assert all(t is None for call in both for t in call[other.pk].values())
+    trip = Presence.objects.filter(channel_name__in=list(calls[-1][table.scene.pk]))
+    assert await sync_to_async(lambda: list(trip.values_list("rtt_ms", flat=True)))() == [40]
+    for sock in (here, there):
+        await sock.close()
+    assert beats.local_sockets(table.scene.pk) == beats.local_sockets(other.pk) == 0
 
 
 async def test_a_message_the_layer_lost_arrives_by_the_beat(table, quick_beat, monkeypatch):

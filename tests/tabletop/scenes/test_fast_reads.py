@@ -65,6 +65,30 @@ def test_a_quiet_scenes_heartbeat_is_three_statements(django_assert_num_queries)
 
 
 @pytest.mark.django_db
+def test_the_process_s_beat_is_three_statements_for_any_number_of_quiet_scenes(
+    django_assert_num_queries,
+):
+    table = make_table(system="two_dice")
+    scenes = [table.scene] + [
+        actions.scene_open(
+            scene=actions.scene_create(campaign=table.campaign, actor=table.gm, name=f"Scene {n}"),
+            actor=table.gm,
+        )
+        for n in range(4)
+    ]
+    old = timezone.now() - timedelta(minutes=5)
+    for n, scene in enumerate(scenes):
+        Presence.objects.create(scene=scene, user=table.alice, channel_name=f"c{n}", last_seen=old)
+    beating = {scene.pk: {f"c{n}": 30 * n} for n, scene in enumerate(scenes)}
+    with django_assert_num_queries(3):
+        found = actions.heartbeat(beating=beating)
+    assert set(found) == {scene.pk for scene in scenes}
+    # Each scene its own list (120 ms shows as 100: to the nearest 50 from 100 ms on).
+    assert [found[scene.pk].present[0].rtt_ms for scene in scenes] == [0, 30, 60, 90, 100]
+    assert not Presence.objects.filter(last_seen=old).exists()
+
+
+@pytest.mark.django_db
 def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
     # A due task that records an event: the beat's newest seq includes it.
     table = make_table(system="two_dice")
