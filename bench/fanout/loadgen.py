@@ -21,12 +21,16 @@ daphne processes, makes rolls and prints one JSON line per measured step. Steps:
   step. It opens ``per_scene`` sockets on each scene of ``scenes`` not open yet (a second idle
   step grows the idle tables), each of which behaves like an idle scene page (``static/js/scene/``):
   ``hello``, then ``{"command": "ping", "t": <its clock, ms>, "rtt": <its last round trip,
-  ms>}`` at once and every ``PING_EVERY`` seconds from then on, on the page's own timer (each
-  page was loaded at its own moment, so the pings of a table are spread over the period, not
-  in step), reading every ``pong``. Once every idle socket has had its first pong and one more
-  period has passed (every socket is in its steady state, reporting its round trip), it
+  ms>}`` at once, again as soon as its first ``pong`` gives it a round trip, and every
+  ``PING_EVERY`` seconds from then on, on the page's own timer (each page was loaded at its own
+  moment, so the pings of a table are spread over the period, not in step), reading every
+  ``pong``. Once every idle socket has had its first pong and ``SETTLE_AFTER_FIRST_PONGS`` has
+  passed (every socket has reported its round trip and the tables' lists carry them), it
   measures the servers' CPU over ``window`` seconds, with the frames the idle sockets got and
   the pongs' round trips.
+- ``idle_close``: close every idle socket (the idle tables are gone until the next ``idle``
+  step opens them again, as pages loaded afresh), then wait ``settle`` seconds for the server
+  to finish their departures.
 - ``disconnect``: close every socket (of the rolling scenes; idle tables stay).
 
 Every roll is tagged: its expression is ``2d6+<tag>`` and the frame's title shows it, so a frame
@@ -76,9 +80,13 @@ CONNECT_ATTEMPTS = 3
 GIVE_UP_REFUSED = 3
 GIVE_UP_SECONDS = 30.0
 GIVE_UP_LOOK_AFTER = 6.0
-#: PING_EVERY_MS of static/js/scene/latency.js: an open page pings every 5 s (and once when its
-#: socket opens).
-PING_EVERY = 5.0
+#: PING_EVERY_MS of static/js/scene/latency.js: an open page pings every 30 s, once when its
+#: socket opens and again at once with the round trip its first pong measured.
+PING_EVERY = 30.0
+#: After the first pongs, how long until the idle tables are in their steady state: the second
+#: pings (with a round trip) answered, and the server's beat (SCENE_HEARTBEAT_SECONDS, 8 s),
+#: which takes a new scene in at its next round, has sent every table its list with them.
+SETTLE_AFTER_FIRST_PONGS = 18.0
 #: How long the idle sockets may take to have their first pong before the step gives up.
 FIRST_PONG_WITHIN = 60.0
 HTMX_HEADERS = {
@@ -251,6 +259,11 @@ class LoadGen:
             client.pongs += 1
             client.last_rtt = max(0, round(rtt * 1000))
             self.pong_rtts.append((t, rtt))
+            if client.pongs == 1 and client.pinger is not None:
+                # The page reports its first round trip at once (scene/latency.js).
+                sending = asyncio.ensure_future(self.ping(client))
+                self.pending_sends.add(sending)
+                sending.add_done_callback(self.pending_sends.discard)
         elif kind == "latency":
             client.latency_frames += 1
 
@@ -260,17 +273,23 @@ class LoadGen:
         here)."""
         next_at = now() + random.random() * PING_EVERY
         while not client.closed:
-            clock = round(1000 * (now() - client.opened), 3)
-            frame: dict[str, Any] = {"command": "ping", "t": clock}
-            if client.last_rtt is not None:
-                frame["rtt"] = client.last_rtt
-            try:
-                await client.ws.send(json.dumps(frame))
-            except ConnectionClosed:
+            if not await self.ping(client):
                 return
-            client.pings += 1
             await asyncio.sleep(max(0.0, next_at - now()))
             next_at += PING_EVERY
+
+    async def ping(self, client: Client) -> bool:
+        """One ping of the page, with the round trip it measured last; False once closed."""
+        clock = round(1000 * (now() - client.opened), 3)
+        frame: dict[str, Any] = {"command": "ping", "t": clock}
+        if client.last_rtt is not None:
+            frame["rtt"] = client.last_rtt
+        try:
+            await client.ws.send(json.dumps(frame))
+        except ConnectionClosed:
+            return False
+        client.pings += 1
+        return True
 
     # --- steps -------------------------------------------------------------------------------
 
@@ -423,6 +442,30 @@ class LoadGen:
         await asyncio.sleep(step.get("settle", 1.0))
         return {"step": "disconnect", "closed": len(clients), "seconds": round(now() - start, 2)}
 
+    async def step_idle_close(self, step: dict[str, Any]) -> dict[str, Any]:
+        start = now()
+        clients = [c for s in self.idle_scenes for c in s.clients]
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY * 4)
+
+        async def close(client: Client) -> None:
+            async with gate:
+                if client.pinger is not None:
+                    client.pinger.cancel()
+                await client.ws.close()
+                if client.reader is not None:
+                    await client.reader
+
+        await asyncio.gather(*(close(c) for c in clients))
+        for scene in self.idle_scenes:
+            scene.clients = []
+        await asyncio.sleep(step.get("settle", 3.0))
+        return {
+            "step": "idle_close",
+            "label": step.get("label", ""),
+            "closed": len(clients),
+            "seconds": round(now() - start, 2),
+        }
+
     async def step_idle(self, step: dict[str, Any]) -> dict[str, Any]:
         for position, scene_id in enumerate(step["scenes"]):
             if position == len(self.idle_scenes):  # scene i of a group is campaign i's
@@ -448,12 +491,12 @@ class LoadGen:
         if failed:
             return result
         # Settled: every socket's hello and first ping answered (the server has done what the
-        # handshakes queued), then one period more, so every socket pings with its round trip.
+        # handshakes queued), then its second ping, with its round trip, and a beat.
         start = now()
         while now() - start < FIRST_PONG_WITHIN and not all(c.pongs or c.closed for c in clients):
             await asyncio.sleep(0.1)
         result["first_pongs_s"] = round(now() - start, 2)
-        await asyncio.sleep(step.get("settle", PING_EVERY + 1.0))
+        await asyncio.sleep(step.get("settle", SETTLE_AFTER_FIRST_PONGS))
 
         def totals() -> dict[str, float]:
             return {

@@ -9,7 +9,7 @@ database (dropped at the end):
 - **8×100**: 8 sockets × 100 scenes, open loop, one roll per scene per second (100 rolls/s):
   rolls done per second, latency to the last socket (p50, p99) and frames lost.
 - **idle**: idle tables of 8 sockets whose clients behave like an idle page (``hello``, then a
-  ping every 5 s with the round trip they measured, at the moments their pages' timers say:
+  ping every 30 s with the round trip they measured, at the moments their pages' timers say:
   ``loadgen.py``'s idle step), beside the ceiling's 8×10: the ceiling without them, then 100
   idle tables (the daphne process's CPU over ``BENCH_IDLE_SECONDS``, default 20), the ceiling
   with them, then 200 idle tables (the CPU again). The bare relay answers the same pings with a
@@ -36,6 +36,7 @@ import os
 import signal
 import sys
 import time
+from statistics import median
 from typing import Any
 
 from bench.fanout.run import (
@@ -55,14 +56,19 @@ CEILING_SCENES, TARGET_SCENES = 10, 100
 RATE = 1.0  # rolls per scene per second in the open loop: 100 rolls/s at 100 scenes
 APPS = {"app": "bench.fanout.uncapped:application", "bare": "bench.fanout.bare:application"}
 IDLE_TABLES = (100, 200)  # idle tables of N sockets each: 800, then 1,600 sockets
+IDLE_ROUNDS = 3  # ceiling pairs without and with the idle tables (BENCH_IDLE_ROUNDS)
+IDLE_CEILING_SECONDS = 8.0  # each of those ceiling windows (BENCH_IDLE_CEILING_SECONDS)
 CELLS = ("ceiling", "8x100", "idle")
 
 
 def cells(
-    scenes: dict[str, list[int]], window: float, idle_window: float = 20.0
+    scenes: dict[str, list[int]],
+    window: float,
+    idle_window: float = 20.0,
+    rounds: int = IDLE_ROUNDS,
+    ceiling_window: float = IDLE_CEILING_SECONDS,
 ) -> dict[str, list[dict[str, Any]]]:
     """Each cell's steps, played against a freshly started daphne per stack."""
-    few, many = IDLE_TABLES
     return {
         "ceiling": [
             {"do": "connect", "scenes": scenes["ceiling"], "per_scene": N, "label": "8x10"},
@@ -74,18 +80,50 @@ def cells(
             {"do": "run", "label": "8x100", "rate": RATE, "duration": window, "warmup": 2.0,
              "drain": 5.0},
         ],
-        # The ceiling with and without idle tables in one process's life, minutes apart at
-        # most: the box's drift between two daphnes would be larger than what is measured.
-        "idle": [
-            {"do": "connect", "scenes": scenes["idle_ceiling"], "per_scene": N, "label": "8x10"},
-            {"do": "saturate", "label": "8x10", "duration": 5.0, "warmup": 1.5},
-            {"do": "idle", "scenes": scenes["idle"][:few], "per_scene": N,
-             "label": f"idle{few}", "window": idle_window, "give_up_s": 120.0},
-            {"do": "saturate", "label": f"8x10+idle{few}", "duration": 5.0, "warmup": 1.5},
-            {"do": "idle", "scenes": scenes["idle"][:many], "per_scene": N,
-             "label": f"idle{many}", "window": idle_window, "give_up_s": 120.0},
-        ],
+        "idle": idle_steps(scenes, idle_window, rounds, ceiling_window),
     }  # fmt: skip
+
+
+def idle_steps(
+    scenes: dict[str, list[int]], idle_window: float, rounds: int, ceiling_window: float
+) -> list[dict[str, Any]]:
+    """The idle cell: ``rounds`` times the ceiling without idle tables and then with 100 of
+    them (opened afresh each round, their CPU measured, closed again), then 200 idle tables
+    and their CPU. One pair of 5 s windows differs by 10-15% on a shared box with nothing
+    changed (bench/README.md), so the ceiling's change is the median of the rounds' pairs,
+    each pair a minute apart at most in one process's life (the box's drift between two
+    daphnes, or over a whole run, would be larger than what is measured)."""
+    few, many = IDLE_TABLES
+    saturate = {"do": "saturate", "duration": ceiling_window, "warmup": 1.5}
+    steps: list[dict[str, Any]] = [
+        {"do": "connect", "scenes": scenes["idle_ceiling"], "per_scene": N, "label": "8x10"},
+    ]
+    for r in range(1, rounds + 1):
+        steps += [
+            {**saturate, "label": f"8x10#{r}"},
+            {
+                "do": "idle",
+                "scenes": scenes["idle"][:few],
+                "per_scene": N,
+                "label": f"idle{few}#{r}",
+                "window": idle_window,
+                "give_up_s": 120.0,
+            },
+            {**saturate, "label": f"8x10+idle{few}#{r}"},
+        ]
+        if r < rounds:
+            steps.append({"do": "idle_close", "label": f"idle{few}#{r}", "settle": 3.0})
+    steps.append(
+        {
+            "do": "idle",
+            "scenes": scenes["idle"][:many],
+            "per_scene": N,
+            "label": f"idle{many}",
+            "window": idle_window,
+            "give_up_s": 120.0,
+        }
+    )
+    return steps  # fmt: skip
 
 
 def play(stack: str, steps: list[dict[str, Any]], env: dict[str, str], setup: dict[str, Any]):
@@ -118,6 +156,8 @@ def brief(r: dict[str, Any]) -> str:
         return f"{r['step']} {r['label']}: skipped, {r['skipped']}"
     if r["step"] == "connect":
         return f"connect {r['connections']} sockets in {r['seconds']} s"
+    if r["step"] == "idle_close":
+        return f"idle tables closed {r['label']}: {r['closed']} sockets in {r['seconds']} s"
     if r["step"] == "idle":
         if r["collapsed"]:
             return f"idle {r['label']}: {r['connections']} of {r['wanted']} sockets opened"
@@ -174,21 +214,50 @@ def labelled(results: list[dict[str, Any]], step: str, label: str) -> dict[str, 
 
 
 def idle_ratios(idle: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """The idle cell's figures: each stack's CPU (cores) per idle-table count, the app's over
-    the bare stack's, and what the first count of idle tables took from each one's ceiling."""
-    few = IDLE_TABLES[0]
+    """The idle cell's figures: each stack's CPU (cores) per idle-table count (100 tables: the
+    median of the rounds), the app's over the bare stack's, and what 100 idle tables took from
+    each one's ceiling: each round's pair, and the median of the pairs' changes."""
+    few, many = IDLE_TABLES
+
+    def rounds(stack: str) -> list[int]:
+        return [
+            int(r["label"].rsplit("#", 1)[1])
+            for r in idle[stack]
+            if r["step"] == "saturate" and r.get("label", "").startswith("8x10#")
+        ]
+
+    def cpu(stack: str, label: str) -> float:
+        return sum(labelled(idle[stack], "idle", label)["server_cpu"])
+
     cores = {
         stack: {
-            str(t): round(sum(labelled(idle[stack], "idle", f"idle{t}")["server_cpu"]), 4)
-            for t in IDLE_TABLES
+            str(few): round(median([cpu(stack, f"idle{few}#{r}") for r in rounds(stack)]), 4),
+            str(many): round(cpu(stack, f"idle{many}"), 4),
         }
         for stack in ("app", "bare")
     }
-    ceiling = {
-        stack: {
-            "without": labelled(idle[stack], "saturate", "8x10")["rolls_per_s"],
-            "with": labelled(idle[stack], "saturate", f"8x10+idle{few}")["rolls_per_s"],
-        }
+    pairs = {
+        stack: [
+            {
+                "without": labelled(idle[stack], "saturate", f"8x10#{r}")["rolls_per_s"],
+                "with": labelled(idle[stack], "saturate", f"8x10+idle{few}#{r}")["rolls_per_s"],
+            }
+            for r in rounds(stack)
+        ]
+        for stack in ("app", "bare")
+    }
+
+    def change(pair: dict[str, float]) -> float | None:
+        return 100 * (pair["with"] / pair["without"] - 1) if pair["without"] else None
+
+    changes = {stack: [c for c in map(change, ps) if c is not None] for stack, ps in pairs.items()}
+    # The process's CPU at its ceiling (without idle tables), the median of the rounds: what
+    # share of it the idle tables take when nothing else runs. A 20 s CPU window varies by a
+    # few percent here where one 8 s ceiling window varies by 20%.
+    busy = {
+        stack: median(
+            sum(labelled(idle[stack], "saturate", f"8x10#{r}")["server_cpu"]) for r in rounds(stack)
+        )
         for stack in ("app", "bare")
     }
     return {
@@ -197,11 +266,17 @@ def idle_ratios(idle: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
             t: round(cores["app"][t] / cores["bare"][t], 1) if cores["bare"][t] else None
             for t in cores["app"]
         },
-        "ceiling": ceiling,
-        # The change of the ceiling with the idle tables present, in percent (negative: taken).
+        "ceiling_pairs": pairs,
+        "busy_cores": {stack: round(c, 3) for stack, c in busy.items()},
+        "share_of_ceiling_cpu_pct": {
+            stack: round(100 * cores[stack][str(few)] / busy[stack], 1) if busy[stack] else None
+            for stack in ("app", "bare")
+        },
+        "ceiling_change_pcts": {s: [round(c, 1) for c in cs] for s, cs in changes.items()},
+        # The median change of the ceiling with the idle tables present, in percent
+        # (negative: taken).
         "ceiling_change_pct": {
-            stack: round(100 * (c["with"] / c["without"] - 1), 1) if c["without"] else None
-            for stack, c in ceiling.items()
+            stack: round(median(cs), 1) if cs else None for stack, cs in changes.items()
         },
     }
 
@@ -210,6 +285,8 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     window = float(os.environ.get("BENCH_RATIO_SECONDS", "10"))
     idle_window = float(os.environ.get("BENCH_IDLE_SECONDS", "20"))
+    rounds = int(os.environ.get("BENCH_IDLE_ROUNDS", str(IDLE_ROUNDS)))
+    ceiling_window = float(os.environ.get("BENCH_IDLE_CEILING_SECONDS", str(IDLE_CEILING_SECONDS)))
     chosen = [c for c in os.environ.get("BENCH_RATIO_CELLS", ",".join(CELLS)).split(",") if c]
     if unknown := set(chosen) - set(CELLS):
         raise SystemExit(f"BENCH_RATIO_CELLS: no cell {', '.join(sorted(unknown))} in {CELLS}")
@@ -236,7 +313,7 @@ def main() -> int:
         }
         setup = build_tables(spec, env)
         print(f"ratio: database {db_name} ready in {time.monotonic() - started:.0f} s", flush=True)
-        plan = cells(setup["scene_groups"], window, idle_window)
+        plan = cells(setup["scene_groups"], window, idle_window, rounds, ceiling_window)
         results: dict[str, dict[str, list[dict[str, Any]]]] = {}
         for cell, steps in plan.items():
             if cell not in chosen:
@@ -260,6 +337,8 @@ def main() -> int:
         "seconds": round(seconds),
         "window_s": window,
         "idle_window_s": idle_window,
+        "idle_rounds": rounds,
+        "idle_ceiling_window_s": ceiling_window,
         "cells": chosen,
         "load_average_before": round(load_before, 2),
         # Every process of the box, the run's own included, over the whole run.
@@ -295,11 +374,18 @@ def last_lines(
         first += "; idle cores app/bare " + ", ".join(
             f"{t} tables {idle['cores']['app'][t]}/{idle['cores']['bare'][t]}" for t in (few, many)
         )
-        first += f"; ceiling with {few} idle tables, bare {idle['ceiling_change_pct']['bare']:+}%"
+        first += (
+            f"; ceiling with {few} idle tables, each round app "
+            + ", ".join(f"{c:+}%" for c in idle["ceiling_change_pcts"]["app"])
+            + ", bare "
+            + ", ".join(f"{c:+}%" for c in idle["ceiling_change_pcts"]["bare"])
+            + f" (median bare {idle['ceiling_change_pct']['bare']:+}%)"
+        )
         parts.append(
             f"idle CPU {few} tables {idle['cpu_ratio'][few]}× bare, {many} tables "
             f"{idle['cpu_ratio'][many]}× bare; ceiling with {few} idle tables "
-            f"{idle['ceiling_change_pct']['app']:+}%"
+            f"{idle['ceiling_change_pct']['app']:+}% (their CPU "
+            f"{idle['share_of_ceiling_cpu_pct']['app']}% of the ceiling's)"
         )
     if failed:
         parts.append(failed)

@@ -1,11 +1,14 @@
-// Latency: each page measures its own round trip over the socket every few seconds and
+// Latency: each page measures its own round trip over the socket (at once, then every 30 s) and
 // reports it with the next ping; the presence list the server sends carries every member's
 // (the page paints its own, fresher, after each pong).
 
 import { me, scene } from "./page.js";
 import { transmit } from "./socket.js";
 
-export const PING_EVERY_MS = 5000;
+// Every 30 s: a presence list shows a round trip, not a live meter, and each ping costs the
+// server about what a tenth of a roll does; at 5 s the pings of 100 idle tables took 15% of a
+// process's ceiling (bench/README.md, "Idle tables"). The first is reported at once.
+export const PING_EVERY_MS = 30000;
 let lastRtt = null;
 
 export function ping() {
