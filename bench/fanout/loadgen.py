@@ -83,10 +83,16 @@ GIVE_UP_LOOK_AFTER = 6.0
 #: PING_EVERY_MS of static/js/scene/latency.js: an open page pings every 30 s, once when its
 #: socket opens and again at once with the round trip its first pong measured.
 PING_EVERY = 30.0
-#: After the first pongs, how long until the idle tables are in their steady state: the second
-#: pings (with a round trip) answered, and the server's beat (SCENE_HEARTBEAT_SECONDS, 8 s),
-#: which takes a new scene in at its next round, has sent every table its list with them.
-SETTLE_AFTER_FIRST_PONGS = 18.0
+#: After the first pongs, how long until the idle tables are in their steady state: a ping
+#: period, so each page's trip measured while the server was busy opening 800 sockets (60-80
+#: ms) is replaced by an idle one (1-10 ms: a change a person would notice, which the table's
+#: list shows), and two of the server's beats (SCENE_HEARTBEAT_SECONDS, 8 s; a new scene joins
+#: the beat at its next round) to send the lists with them.
+SETTLE_AFTER_FIRST_PONGS = PING_EVERY + 18.0
+#: After closing the idle tables, until the servers are idle again (below IDLE_CPU of a core
+#: over a second), at most IDLE_AGAIN_WITHIN seconds.
+IDLE_CPU = 0.15
+IDLE_AGAIN_WITHIN = 45.0
 #: How long the idle sockets may take to have their first pong before the step gives up.
 FIRST_PONG_WITHIN = 60.0
 HTMX_HEADERS = {
@@ -138,6 +144,7 @@ class Client:
     pings: int = 0
     pongs: int = 0
     latency_frames: int = 0  # the table's round trips relayed to it ({"type": "latency"})
+    presence_frames: int = 0  # the table's presence lists
     last_rtt: int | None = None
 
 
@@ -225,6 +232,8 @@ class LoadGen:
                 if not isinstance(message, str):
                     continue
                 client.frames += 1
+                if client.pinger is not None and 'id="presence"' in message:
+                    client.presence_frames += 1
                 if message.startswith("{"):
                     client.controls += 1
                     if client.pinger is not None:
@@ -458,12 +467,21 @@ class LoadGen:
         await asyncio.gather(*(close(c) for c in clients))
         for scene in self.idle_scenes:
             scene.clients = []
+        closed = now()
+        # The app's departures (each socket's presence, each table's list) take it about as
+        # long as their arrivals did: a ceiling measured meanwhile shares the process with them.
         await asyncio.sleep(step.get("settle", 3.0))
+        while now() - closed < IDLE_AGAIN_WITHIN:
+            before = [cpu_seconds(p) for p in self.pids]
+            await asyncio.sleep(1.0)
+            if max(cpu_seconds(p) - b for p, b in zip(self.pids, before, strict=True)) < IDLE_CPU:
+                break
         return {
             "step": "idle_close",
             "label": step.get("label", ""),
             "closed": len(clients),
             "seconds": round(now() - start, 2),
+            "idle_after_s": round(now() - closed, 2),
         }
 
     async def step_idle(self, step: dict[str, Any]) -> dict[str, Any]:
@@ -504,6 +522,7 @@ class LoadGen:
                 "pongs": sum(c.pongs for c in clients),
                 "frames": sum(c.frames for c in clients),
                 "latency": sum(c.latency_frames for c in clients),
+                "presence": sum(c.presence_frames for c in clients),
                 "loadgen": time.process_time(),
                 "machine": machine_busy_seconds(),
             }
@@ -526,6 +545,7 @@ class LoadGen:
             # the server relays to the table ({"type": "latency"}).
             frames_per_s=round(rate["frames"], 1),
             latency_frames_per_s=round(rate["latency"], 1),
+            presence_frames_per_s=round(rate["presence"], 1),
             pong_p50_ms=ms(quantile(rtts, 0.50)),
             pong_p99_ms=ms(quantile(rtts, 0.99)),
             closed_sockets=sum(c.closed for c in clients),

@@ -157,14 +157,18 @@ def brief(r: dict[str, Any]) -> str:
     if r["step"] == "connect":
         return f"connect {r['connections']} sockets in {r['seconds']} s"
     if r["step"] == "idle_close":
-        return f"idle tables closed {r['label']}: {r['closed']} sockets in {r['seconds']} s"
+        return (
+            f"idle tables closed {r['label']}: {r['closed']} sockets in {r['seconds']} s, "
+            f"the server idle again after {r.get('idle_after_s')} s"
+        )
     if r["step"] == "idle":
         if r["collapsed"]:
             return f"idle {r['label']}: {r['connections']} of {r['wanted']} sockets opened"
         return (
             f"idle {r['label']}: {r['tables']} tables, {r['connections']} sockets (opened in "
             f"{r['seconds']} s), cpu {r['server_cpu']}, {r['pings_per_s']} pings/s, "
-            f"{r['frames_per_s']} frames/s to them ({r['latency_frames_per_s']} latency), "
+            f"{r['frames_per_s']} frames/s to them ({r['latency_frames_per_s']} latency, "
+            f"{r.get('presence_frames_per_s')} presence lists), "
             f"pong p50 {r['pong_p50_ms']} p99 {r['pong_p99_ms']} ms, loadgen "
             f"{r['loadgen_cpu']}, machine {r['machine_cpu']}"
         )

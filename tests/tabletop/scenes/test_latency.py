@@ -111,3 +111,24 @@ def present(*rtts):
 )
 def test_the_list_goes_out_again_only_on_a_change_a_person_would_notice(shown, now, sent):
     assert noticeably_changed(shown, now) is sent
+
+
+async def test_a_quiet_table_gets_no_list_while_its_members_ping_on(table, settings):
+    # Pings with round trips that jitter by a few ms, beat after beat: once each member's trip
+    # is on the list, nothing goes out again (a bench saw every idle table's list resent).
+    settings.SCENE_HEARTBEAT_SECONDS = BEAT
+    socks = [await connect(u, table.scene) for u in (table.gm, table.alice, table.bob)]
+    for sock in socks:
+        await sock.send(command="ping", t=1, rtt=3)
+    await asyncio.sleep(4 * BEAT)
+    for sock in socks:
+        await sock.drain()
+    lists = 0
+    for n in range(12):
+        for i, sock in enumerate(socks):
+            await sock.send(command="ping", t=n, rtt=1 + (n + i) % 5)
+        frames = [f for sock in socks for f in await sock.drain(timeout=BEAT)]
+        lists += sum('id="presence"' in f for f in frames)
+    assert lists == 0
+    for sock in socks:
+        await sock.close()
