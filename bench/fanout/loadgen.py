@@ -435,25 +435,9 @@ class LoadGen:
             await asyncio.sleep(0.02)
         return now() - start
 
-    async def step_disconnect(self, step: dict[str, Any]) -> dict[str, Any]:
-        start = now()
-        clients = [c for s in self.scenes for c in s.clients]
-        gate = asyncio.Semaphore(CONNECT_CONCURRENCY * 4)
-
-        async def close(client: Client) -> None:
-            async with gate:
-                await client.ws.close()
-                if client.reader is not None:
-                    await client.reader
-
-        await asyncio.gather(*(close(c) for c in clients))
-        self.scenes = []
-        await asyncio.sleep(step.get("settle", 1.0))
-        return {"step": "disconnect", "closed": len(clients), "seconds": round(now() - start, 2)}
-
-    async def step_idle_close(self, step: dict[str, Any]) -> dict[str, Any]:
-        start = now()
-        clients = [c for s in self.idle_scenes for c in s.clients]
+    async def close_all(self, scenes: list[Scene]) -> int:
+        """Close every socket of ``scenes`` (an idle page's pings stop with it): how many."""
+        clients = [c for s in scenes for c in s.clients]
         gate = asyncio.Semaphore(CONNECT_CONCURRENCY * 4)
 
         async def close(client: Client) -> None:
@@ -465,13 +449,25 @@ class LoadGen:
                     await client.reader
 
         await asyncio.gather(*(close(c) for c in clients))
-        for scene in self.idle_scenes:
+        for scene in scenes:
             scene.clients = []
+        return len(clients)
+
+    async def step_disconnect(self, step: dict[str, Any]) -> dict[str, Any]:
+        start = now()
+        closed = await self.close_all(self.scenes)
+        self.scenes = []
+        await asyncio.sleep(step.get("settle", 1.0))
+        return {"step": "disconnect", "closed": closed, "seconds": round(now() - start, 2)}
+
+    async def step_idle_close(self, step: dict[str, Any]) -> dict[str, Any]:
+        start = now()
+        count = await self.close_all(self.idle_scenes)
         closed = now()
         # The app's departures (each socket's presence, each table's list) take it about as
         # long as their arrivals did: a ceiling measured meanwhile shares the process with them.
         await asyncio.sleep(step.get("settle", 3.0))
-        while now() - closed < IDLE_AGAIN_WITHIN:
+        while self.pids and now() - closed < IDLE_AGAIN_WITHIN:
             before = [cpu_seconds(p) for p in self.pids]
             await asyncio.sleep(1.0)
             if max(cpu_seconds(p) - b for p, b in zip(self.pids, before, strict=True)) < IDLE_CPU:
@@ -479,7 +475,7 @@ class LoadGen:
         return {
             "step": "idle_close",
             "label": step.get("label", ""),
-            "closed": len(clients),
+            "closed": count,
             "seconds": round(now() - start, 2),
             "idle_after_s": round(now() - closed, 2),
         }

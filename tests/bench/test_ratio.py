@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -110,3 +111,30 @@ def test_the_mix_rolls_each_kind_in_turn_and_a_character_check_for_the_roller():
     assert json.loads(gen.roll_text(scene, 5, gm))["character"] == 11  # the GM: a player's
     # A stub has no dice: the mix names a frame's roll by its seq.
     assert gen.tag_pattern.search('<article id="event-42" class="event">').group(1) == "42"
+
+
+async def test_closing_the_idle_tables_closes_every_socket_and_stops_its_pings():
+    table = {"characters": [None], "sessions": [], "users": []}
+    gen = loadgen.LoadGen(
+        {"stack": "app", "ports": [], "pids": [], "campaigns": [table], "frame_sample": ""}
+    )
+
+    class Socket:
+        closed = False
+
+        async def close(self) -> None:
+            self.closed = True
+
+    scenes = [loadgen.Scene(n, n, table) for n in (1, 2)]
+    pinging = []
+    for scene in scenes:
+        for index in range(3):
+            client = loadgen.Client(index=index, scene=scene, ws=Socket())
+            client.pinger = asyncio.ensure_future(asyncio.sleep(60))
+            pinging.append(client)
+            scene.clients.append(client)
+    gen.idle_scenes = scenes
+    result = await gen.step_idle_close({"label": "idle100#1", "settle": 0})
+    await asyncio.sleep(0)
+    assert result["closed"] == 6 and all(s.clients == [] for s in scenes)
+    assert all(c.ws.closed and c.pinger.cancelled() for c in pinging)
