@@ -78,6 +78,19 @@ class Rollable:
 
 
 @dataclass(frozen=True)
+class DieReading:
+    """What one of a system's stored dice says on a card beyond what every die says.
+
+    ``die``: the die as the generic ``{% die %}`` reads it (``value``, ``sides``, ``kept``,
+    ``exploded``, ``bonus``, ``source``), for a die the system stores in words of its own;
+    ``marks``: its own notes, each (the words under the die, its state: a class its stylesheet
+    draws), read after kept or dropped, the card's mark and "exploded"."""
+
+    die: Mapping[str, Any]
+    marks: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class System:
     """Everything the generic code needs to know of one game system.
 
@@ -105,6 +118,9 @@ class System:
     scene's dashboard (approvals, foes waiting to strike back), if anything.
     ``turns``: the turn tracker's part that is this system's (a ``TurnExtras``,
     tabletop.scenes.procedures.turns: the pending action's template and context), if it has one.
+    ``read_die``: ``read_die(d) -> DieReading`` how its stored dice read on its cards, which
+    draw them with ``{% die d reading="<slug>" %}``, if they carry more than every die does (a
+    d100's face and sign, a benny's raise).
     ``stylesheets``, ``scripts``: its own static files (paths under its app's ``static/``,
     ``systems/<slug>/...``), which the scene page of its campaigns loads after the generic ones.
     """
@@ -126,6 +142,7 @@ class System:
     currencies: tuple[Currency, ...] = ()
     dashboard: Callable[[Any], tuple[str, dict[str, Any]]] | None = None
     turns: Any = None
+    read_die: Callable[[Mapping[str, Any]], DieReading] | None = None
     stylesheets: tuple[str, ...] = ()
     scripts: tuple[str, ...] = ()
 

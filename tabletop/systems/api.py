@@ -7,9 +7,9 @@ to that (tests/tabletop/test_layout.py). What a system PROVIDES is the ``System`
 The names, by what a system does with them:
 
 - **Register**: ``System``, ``register``, ``Currency`` (its currencies and harm), ``Rollable``
-  (its Sheet tool's buttons). Its app's ``apps.py`` subclasses
-  ``tabletop.systems.apps.SystemConfig`` instead: it is imported before any model is loaded,
-  so it cannot import this module.
+  (its Sheet tool's buttons), ``DieReading`` (what its dice say on a card). Its app's
+  ``apps.py`` subclasses ``tabletop.systems.apps.SystemConfig`` instead: it is imported before
+  any model is loaded, so it cannot import this module.
 - **Its sheet**: ``Character``, ``SheetSpec`` and the ruleset readers ``first_of``, ``int_or``,
   ``links_from``, ``names_from``; ``display_skill``; ``character_adjust`` (the GM's changes to
   currencies); the demo table's seats ``GM``, ``PC``, ``NPC``, ``FOE``, ``by_position``.
@@ -116,7 +116,7 @@ from tabletop.scenes.rollkinds import (
 )
 from tabletop.scenes.selectors import character_locked
 from tabletop.scenes.values import form_list, sheet_int, whole
-from tabletop.systems import Currency, Rollable, System, register
+from tabletop.systems import Currency, DieReading, Rollable, System, register
 
 
 def game_dice(rng: Any = None) -> Any:
@@ -143,6 +143,7 @@ __all__ = [
     "Choice",
     "Command",
     "Currency",
+    "DieReading",
     "EventKind",
     "Flag",
     "Frame",

@@ -235,3 +235,26 @@ def test_an_event_walks_forward_record_render_deliver():
     assert not {record, deliver} & graph[render]
     assert record not in graph[deliver]
     assert "tabletop.scenes.events" not in graph  # one module per step, not one for all
+
+
+def test_the_die_tag_and_the_dice_stylesheet_say_no_system_s_words():
+    """A die says what every die says (kept, dropped, exploded, raised); a d100's sign or a
+    benny's raise is the system's to say (``System.read_die``, its own stylesheet)."""
+    from tabletop import systems
+
+    readers = {s.slug for s in systems.all_systems() if s.read_die is not None}
+    assert {"conductor", "percentile"} <= readers
+    words = ("benny", "bennies", "plot point", "rolls again", "subtracted", "chosen")
+    keys = {"face", "chosen"}  # a stored d100's own fields
+    tag = ROOT / "tabletop" / "scenes" / "templatetags" / "dice.py"
+    said = [
+        node.value
+        for node in ast.walk(ast.parse(tag.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and not _is_docstring(node, tag)
+        and (node.value in keys or any(word in node.value for word in words))
+    ]
+    assert said == []
+    css = (ROOT / "static" / "css" / "dice.css").read_text()
+    assert [w for w in ("benny", "chosen", "subtracted") if w in css] == []

@@ -1,9 +1,11 @@
 """Dice on roll cards: how each die type is drawn and what a die says it shows.
 
 Every system's card draws its dice with ``{% die %}``, so a d6 looks the
-same in every game, and a kept, dropped, exploded or benny-raised die is marked the same way: by
-its drawing and by words under it, which are also its screen-reader label. Cards read stored
-events, old ones too: a missing or odd value never breaks a card, the die shows "?".
+same in every game, and a kept, dropped, exploded or raised die is marked the same way: by its
+drawing and by words under it, which are also its screen-reader label. What a system's dice say
+beyond that (a d100's sign, a benny's raise) the system reads itself (``System.read_die``,
+``{% die d reading="<slug>" %}``). Cards read stored events, old ones too: a missing or odd
+value never breaks a card, the die shows "?".
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from tabletop import systems
 
 register = template.Library()
 
@@ -74,23 +78,25 @@ def die_view(
     keeps: bool = False,
     mark: str = "",
     tone: str = "",
+    reading: str = "",
 ) -> dict[str, Any]:
     """What ``{% die %}`` draws for one die.
 
-    ``d``: a die as stored (``rules.core.Die.to_dict()``, or a percentile die with ``face``,
-    ``sign``, ``exploded``, ``chosen``); or ``sides`` and ``value`` for a bare number (a chain
-    die, a penalty die). ``keeps``: the roll kept some dice and dropped others, so a kept die
-    says "kept". ``mark``: the card's word for this die ("hit", "no success"), ``tone`` its
-    colour ("good", "bad")."""
+    ``d``: a die as stored (``rules.core.Die.to_dict()``); or ``sides`` and ``value`` for a bare
+    number (a chain die, a penalty die). ``keeps``: the roll kept some dice and dropped others,
+    so a kept die says "kept". ``mark``: the card's word for this die ("hit", "no success"),
+    ``tone`` its colour ("good", "bad"). ``reading``: the slug of the system whose words the die
+    is stored in (its ``read_die``)."""
     d = d if isinstance(d, Mapping) else {}
+    own: tuple[tuple[str, str], ...] = ()
+    system = systems.find(reading) if reading else None
+    if system is not None and system.read_die is not None:
+        read = system.read_die(d)
+        d, own = read.die, read.marks
     notes: list[str] = []
     states: list[str] = []
-    percentile_die = "face" in d
-    if percentile_die:
-        shown, count_sides = _int(d.get("face")), PERCENTILE
-    else:
-        shown = _int(d.get("value", value))
-        count_sides = _int(d.get("sides", sides))
+    shown = _int(d.get("value", value))
+    count_sides = _int(d.get("sides", sides))
     if count_sides is None:
         count_sides = _int(sides)
     if "kept" in d and not d["kept"]:
@@ -102,23 +108,19 @@ def die_view(
     if mark:
         notes.append(mark)
     if d.get("exploded"):
-        notes.append("rolls again" if percentile_die else "exploded")
+        notes.append("exploded")
         states.append("exploded")
+    for words, state in own:
+        notes.append(words)
+        states.append(state)
     bonus, rolled = _int(d.get("bonus")), _int(d.get("rolled"))
     if bonus:
-        raised = f"+{_plural(bonus, 'benny', 'bennies')}"
-        notes.append(f"rolled {rolled} {raised}" if rolled is not None else raised)
-        states.append("benny")
+        notes.append(f"rolled {rolled} +{bonus}" if rolled is not None else f"+{bonus}")
+        states.append("raised")
     source = _int(d.get("source"))
     if source is not None:
         notes.append(f"from die {source + 1}")
         states.append("extra")
-    if percentile_die and _int(d.get("sign")) == -1:
-        notes.append("subtracted")
-        states.append("subtracted")
-    if percentile_die and d.get("chosen"):
-        notes.append("chosen with plot points")
-        states.append("chosen")
     text = "?" if shown is None else str(shown)
     if count_sides == PERCENTILE and shown is not None and 1 <= shown <= PERCENTILE:
         # 100 is 00 on the tens die and 0 on the units die; 7 is 00 and 7.

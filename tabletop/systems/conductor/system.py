@@ -6,6 +6,7 @@ from tabletop.systems import api
 from tabletop.systems.conductor import (
     bennies,
     demo,
+    dice,
     events,
     expedition,
     panels,
@@ -32,5 +33,7 @@ SYSTEM = api.register(
         demo=demo.demo,
         rollables=rollables.rollables,
         currencies=sheet.CURRENCIES,
+        read_die=dice.read_die,
+        stylesheets=("systems/conductor/conductor.css",),
     )
 )

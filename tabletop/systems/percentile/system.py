@@ -5,6 +5,7 @@ from rules import percentile as rules_module
 from tabletop.systems import api
 from tabletop.systems.percentile import (
     demo,
+    dice,
     events,
     maneuvers,
     panels,
@@ -32,6 +33,7 @@ SYSTEM = api.register(
         settings_form=settings.PercentileSettingsForm,
         demo=demo.demo,
         rollables=rollables.rollables,
+        read_die=dice.read_die,
         stylesheets=("systems/percentile/percentile.css",),
         currencies=sheet.CURRENCIES,
     )

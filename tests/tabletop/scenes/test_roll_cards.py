@@ -62,9 +62,14 @@ def test_exploded_benny_raised_and_explosion_dice_are_marked():
     exploded = die(rolled(6, exploded=True), mark="hit", tone="good")
     assert exploded["label"] == "6, hit, exploded"
     assert {"exploded", "tone-good"} <= set(exploded["classes"].split())
+    # Raised after the roll: in every system's words "+N"; conductor's say it was bennies.
     raised = die(rolled(4, value=5, bonus=1))
-    assert raised["label"] == "5, rolled 4 +1 benny" and "benny" in raised["classes"].split()
-    assert die(rolled(4, value=6, bonus=2))["label"] == "6, rolled 4 +2 bennies"
+    assert raised["label"] == "5, rolled 4 +1" and "raised" in raised["classes"].split()
+    benny = die(rolled(4, value=5, bonus=1), reading="conductor")
+    assert benny["label"] == "5, rolled 4 +1 benny" and "benny" in benny["classes"].split()
+    assert "raised" not in benny["classes"].split()
+    both = die(rolled(4, value=6, bonus=2, exploded=True), mark="hit", reading="conductor")
+    assert both["label"] == "6, hit, exploded, rolled 4 +2 bennies"
     extra = die(rolled(3, source=0), mark="miss", tone="bad")
     assert extra["label"] == "3, miss, from die 1" and "extra" in extra["classes"].split()
 
@@ -87,27 +92,34 @@ def test_each_die_type_has_its_own_drawing():
     ("face", "tens", "units"), [(31, "30", "1"), (7, "00", "7"), (100, "00", "0"), (90, "90", "0")]
 )
 def test_a_d100_is_a_pair_of_tens_and_units(face, tens, units):
-    view = die({"face": face, "sign": 1, "exploded": False, "chosen": False})
+    view = die({"face": face, "sign": 1, "exploded": False, "chosen": False}, reading="percentile")
     assert [f["text"] for f in view["faces"]] == [tens, units]
     assert view["label"] == view["caption"] == str(face)  # the pair's reading is written out
     assert [f["text"] for f in die(rolled(face, 100))["faces"]] == [tens, units]  # dice box d%
 
 
 def test_a_percentile_die_that_rolls_again_or_is_subtracted_says_so():
-    up = die({"face": 97, "sign": 1, "exploded": True, "chosen": False})
+    def d100(**stored):
+        return die({"sign": 1, "exploded": False, "chosen": False, **stored}, reading="percentile")
+
+    up = d100(face=97, exploded=True)
     assert up["label"] == "97, rolls again" and "exploded" in up["classes"].split()
-    down = die({"face": 40, "sign": -1, "exploded": False, "chosen": False})
-    assert down["label"] == "40, subtracted"
-    chosen = die({"face": 60, "sign": 1, "exploded": False, "chosen": True})
+    down = d100(face=40, sign=-1)
+    assert down["label"] == "40, subtracted" and "subtracted" in down["classes"].split()
+    chosen = d100(face=60, chosen=True)
     assert chosen["label"] == "60, chosen with plot points"
+    # The generic tag knows none of those words: a d100 read without its system is a bare die.
+    assert die({"face": 97, "exploded": True})["label"] == "?, exploded"
+    assert die({"face": 60}, reading="no such system")["label"] == "?"
 
 
 @pytest.mark.parametrize(
     "bad", [None, "6", 6, [], {}, {"value": "x"}, {"value": True, "sides": "six"}, {"face": None}]
 )
 def test_a_die_stored_oddly_shows_a_question_mark(bad):
-    view = die(bad)
-    assert view["label"].startswith("?")
+    for reading in ("", "percentile", "conductor"):
+        view = die(bad, reading=reading)
+        assert view["label"].startswith("?")
     assert view["faces"][0]["text"] == "?"
 
 
@@ -144,7 +156,8 @@ def drawn(html: str) -> list[tuple[str, list[str]]]:
 
 def test_the_die_tag_draws_an_svg_with_the_visible_words_as_its_label():
     html = Template(
-        "{% load dice %}{% die d keeps=True %}{% die p %}{% die sides=12 value=7 %}"
+        "{% load dice %}{% die d keeps=True %}{% die p reading='percentile' %}"
+        "{% die sides=12 value=7 %}"
     ).render(Context({"d": rolled(6, exploded=True), "p": {"face": 31, "sign": 1}}))
     assert html.count("<svg") == 4  # the d100 is two d10s
     assert 'style="' not in html and "<script" not in html  # the CSP allows neither
