@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
@@ -18,6 +19,8 @@ from tabletop.scenes.due import settle_due_in
 from tabletop.scenes.frames import presence_frame
 from tabletop.scenes.models import Presence, Scene
 from tabletop.scenes.record import record_event
+
+log = logging.getLogger(__name__)
 
 # --- scenes --------------------------------------------------------------------------------------
 
@@ -108,6 +111,18 @@ def scene_heartbeat(
     return found[scene_id]
 
 
+def _settled(scene: Scene) -> int:
+    """``settle_due_in`` for one scene of a beat: a scene whose due work fails is logged and
+    beats on, and so do the others of its call (the database's own failures end the call)."""
+    try:
+        return settle_due_in(scene)
+    except DatabaseError:
+        raise
+    except Exception:
+        log.exception("due work of scene %s not settled", scene.pk)
+        return 0
+
+
 def heartbeat(*, beating: dict[int, dict[str, int | None]]) -> dict[int, Heartbeat]:
     """One process's beat for all its scenes at once: keep the presence of each local socket
     fresh (with the round trip its page measured last; ``beating`` maps each scene to its
@@ -137,7 +152,7 @@ def heartbeat(*, beating: dict[int, dict[str, int | None]]) -> dict[int, Heartbe
     # The scenes and their campaigns in one statement.
     for scene in Scene.objects.select_related("campaign").filter(pk__in=list(beating)):
         newest[scene.pk] = scene.last_seq
-        if settle_due_in(scene):
+        if _settled(scene):
             newest[scene.pk] = selectors.scene_last_seq(scene_id=scene.pk)  # what it recorded
     # Who is present: a member whose process died drops out here once their presence is stale.
     present = selectors.online_users_of(scene_ids=list(newest))

@@ -89,6 +89,25 @@ def test_the_process_s_beat_is_three_statements_for_any_number_of_quiet_scenes(
 
 
 @pytest.mark.django_db
+def test_a_scene_whose_due_work_fails_does_not_stop_the_others_beat(monkeypatch, caplog):
+    table = make_table(system="two_dice")
+    other = actions.scene_open(
+        scene=actions.scene_create(campaign=table.campaign, actor=table.gm, name="The ferry"),
+        actor=table.gm,
+    )
+
+    def settle(scene, now=None):
+        if scene.pk == table.scene.pk:
+            raise ValueError("a broken due task")
+        return 0
+
+    monkeypatch.setattr("tabletop.scenes.actions.scenes.settle_due_in", settle)
+    found = actions.heartbeat(beating={table.scene.pk: {}, other.pk: {}})
+    assert set(found) == {table.scene.pk, other.pk}
+    assert "due work of scene" in caplog.text
+
+
+@pytest.mark.django_db
 def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
     # A due task that records an event: the beat's newest seq includes it.
     table = make_table(system="two_dice")
