@@ -79,9 +79,9 @@ class SceneBeat:
     async def found(self, sockets: list[BeatingSocket], found: actions.Heartbeat) -> None:
         """What the beat found for this scene: the table's list when it changed, then each
         socket's catch-up; groups joined again before they expire."""
-        if noticeably_changed(self.shown, found.present):
-            # Someone's process died (their presence went stale) or a round trip changed by a
-            # step a person would notice: the table's lists show it.
+        if found.present != self.shown:
+            # Someone's process died (their presence went stale) or a round trip was written
+            # again, having moved by a step a person would notice: the table's lists show it.
             await _broadcast(self.scene_id, found.present)
         for socket in sockets:
             if socket in self.sockets:
@@ -141,21 +141,11 @@ async def _beat(scenes: list[SceneBeat]) -> None:
             await b.found(sockets[b.scene_id], found[b.scene_id])
 
 
-#: A round trip is shown again only when it moved by this much (ms) and by half of itself:
-#: jitter of a few tens of ms (every busy table has it) must not send every list every beat;
-#: a bench saw that cost a tenth of the busy ceiling (bench/README.md, "Idle tables").
+#: A round trip is written (and so shown) again only when it moved by this much (ms) and by
+#: half of itself: jitter of a few tens of ms (every busy table has it) must not send every
+#: list every beat; a bench saw that cost a tenth of the busy ceiling (bench/README.md, "Idle
+#: tables"). The one place that decides: a list goes out again when what is stored changed.
 RTT_STEP_MS = 50
-
-
-def noticeably_changed(shown: tuple | None, present: tuple) -> bool:
-    """Whether ``present`` differs from the list last shown in a way a person would notice:
-    someone came or went, a round trip became known, or one moved by RTT_STEP_MS and half."""
-    if shown is None or [p.pk for p in shown] != [p.pk for p in present]:
-        return True
-    return any(
-        noticeably_moved(before.rtt_ms, now.rtt_ms)
-        for before, now in zip(shown, present, strict=True)
-    )
 
 
 def noticeably_moved(before: int | None, now: int | None) -> bool:

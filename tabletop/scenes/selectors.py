@@ -70,11 +70,6 @@ def scene_with_membership(*, scene_id: int, user: Any) -> Scene | None:
     return _read_scene(scene_id, user.pk)
 
 
-def scene_with_campaign(*, scene_id: int) -> Scene | None:
-    """The scene and its campaign, in the same one statement (the heartbeat's read)."""
-    return _read_scene(scene_id, None)
-
-
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
     """The viewer a user is on a scene and the scene's campaign id, or None when they may not."""
     if user is None or not user.is_authenticated:

@@ -27,7 +27,6 @@ from tabletop.scenes.actions.scenes import (
     presence_leave,
     scene_close,
     scene_create,
-    scene_heartbeat,
     scene_open,
 )
 from tabletop.scenes.actions.spends import currency_adjust
@@ -127,6 +126,7 @@ __all__ = [
     "FollowUp",
     "currency_adjust",
     "foe_for",
+    "heartbeat",
     "presence_broadcast",
     "presence_join",
     "presence_leave",
@@ -136,8 +136,6 @@ __all__ = [
     "run_command",
     "scene_close",
     "scene_create",
-    "heartbeat",
-    "scene_heartbeat",
     "scene_open",
     "settle_due",
     "turns_act",

@@ -101,16 +101,6 @@ class Heartbeat:
     present: tuple[selectors.Present, ...]
 
 
-def scene_heartbeat(
-    *, scene_id: int, channel_names: list[str], rtts: dict[str, int | None] | None = None
-) -> Heartbeat:
-    """One scene's beat (``heartbeat`` for a single scene)."""
-    found = heartbeat(beating={scene_id: {c: (rtts or {}).get(c) for c in channel_names}})
-    if scene_id not in found:
-        raise Scene.DoesNotExist(f"scene {scene_id} is gone")
-    return found[scene_id]
-
-
 def _settled(scene: Scene) -> int:
     """``settle_due_in`` for one scene of a beat: a scene whose due work fails is logged and
     beats on, and so do the others of its call (the database's own failures end the call)."""
@@ -147,7 +137,6 @@ def heartbeat(*, beating: dict[int, dict[str, int | None]]) -> dict[int, Heartbe
                 output_field=PositiveIntegerField(),
             )
         Presence.objects.filter(channel_name__in=channels).update(**fresh)
-    found: dict[int, Heartbeat] = {}
     newest: dict[int, int] = {}
     # The scenes and their campaigns in one statement.
     for scene in Scene.objects.select_related("campaign").filter(pk__in=list(beating)):
@@ -156,6 +145,4 @@ def heartbeat(*, beating: dict[int, dict[str, int | None]]) -> dict[int, Heartbe
             newest[scene.pk] = selectors.scene_last_seq(scene_id=scene.pk)  # what it recorded
     # Who is present: a member whose process died drops out here once their presence is stale.
     present = selectors.online_users_of(scene_ids=list(newest))
-    for scene_id, seq in newest.items():
-        found[scene_id] = Heartbeat(seq, tuple(present.get(scene_id, ())))
-    return found
+    return {pk: Heartbeat(seq, tuple(present.get(pk, ()))) for pk, seq in newest.items()}

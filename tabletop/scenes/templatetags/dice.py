@@ -66,10 +66,6 @@ def _face(sides: int | None, text: str) -> dict[str, str]:
     }
 
 
-def _plural(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
 def die_view(
     d: Any = None,
     *,

@@ -222,7 +222,7 @@ def test_the_heartbeat_action_refreshes_only_the_sockets_it_names(table):
         scene=scene, actor=table.alice, roll_kind="expression", data={"expression": "d6"}
     )
 
-    newest = actions.scene_heartbeat(scene_id=scene.pk, channel_names=["here"]).newest_seq
+    newest = actions.heartbeat(beating={scene.pk: {"here": None}})[scene.pk].newest_seq
 
     assert newest == Scene.objects.get(pk=scene.pk).last_seq
     assert Presence.objects.get(channel_name="here").last_seen > old

@@ -46,7 +46,6 @@ def test_the_scene_read_says_who_is_not_a_member_and_what_does_not_exist():
         selectors.scene_with_membership(scene_id=table.scene.pk, user=table.outsider).is_member
         is False
     )
-    assert selectors.scene_with_campaign(scene_id=table.scene.pk).is_member is False
     assert selectors.scene_with_membership(scene_id=table.scene.pk + 999, user=table.gm) is None
     # and a command from a non-member is refused by it
     assert selectors.scene_access(scene_id=table.scene.pk, user=table.outsider) is None
@@ -59,7 +58,7 @@ def test_a_quiet_scenes_heartbeat_is_three_statements(django_assert_num_queries)
     Presence.objects.create(scene=table.scene, user=table.alice, channel_name="a", last_seen=old)
     # The presence UPDATE, the scene with its campaign, and who is present now.
     with django_assert_num_queries(3):
-        newest = actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=["a"]).newest_seq
+        newest = actions.heartbeat(beating={table.scene.pk: {"a": None}})[table.scene.pk].newest_seq
     assert newest == Scene.objects.get(pk=table.scene.pk).last_seq
     assert Presence.objects.get(channel_name="a").last_seen > old
 
@@ -120,7 +119,7 @@ def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
         return 1
 
     monkeypatch.setattr("tabletop.scenes.actions.scenes.settle_due_in", settle)
-    beat = actions.scene_heartbeat(scene_id=table.scene.pk, channel_names=[])
+    beat = actions.heartbeat(beating={table.scene.pk: {}})[table.scene.pk]
     assert beat.newest_seq == before + 1
 
 
