@@ -29,8 +29,8 @@ daphne processes, makes rolls and prints one JSON line per measured step. Steps:
   measures the servers' CPU over ``window`` seconds, with the frames the idle sockets got and
   the pongs' round trips.
 - ``idle_close``: close every idle socket (the idle tables are gone until the next ``idle``
-  step opens them again, as pages loaded afresh), then wait ``settle`` seconds for the server
-  to finish their departures.
+  step opens them again, as pages loaded afresh), then wait ``settle`` seconds and until the
+  servers are idle again (their departures done), at most ``IDLE_AGAIN_WITHIN``.
 - ``disconnect``: close every socket (of the rolling scenes; idle tables stay).
 
 Every roll is tagged: its expression is ``2d6+<tag>`` and the frame's title shows it, so a frame

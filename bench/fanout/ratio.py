@@ -10,9 +10,10 @@ database (dropped at the end):
   rolls done per second, latency to the last socket (p50, p99) and frames lost.
 - **idle**: idle tables of 8 sockets whose clients behave like an idle page (``hello``, then a
   ping every 30 s with the round trip they measured, at the moments their pages' timers say:
-  ``loadgen.py``'s idle step), beside the ceiling's 8×10: the ceiling without them, then 100
-  idle tables (the daphne process's CPU over ``BENCH_IDLE_SECONDS``, default 20), the ceiling
-  with them, then 200 idle tables (the CPU again). The bare relay answers the same pings with a
+  ``loadgen.py``'s idle step), beside the ceiling's 8×10: ``BENCH_IDLE_ROUNDS`` (3) times the
+  ceiling without them, then 100 idle tables (the daphne process's CPU over
+  ``BENCH_IDLE_SECONDS``, default 20) and the ceiling with them; then 200 idle tables (the CPU
+  again). The bare relay answers the same pings with a
   pong (``bare.py`` says why), so its CPU is what the same idle sockets cost the stack alone.
 
 The app's rolls are a mix, in turn: a public dice-box roll, a character's check (two_dice, 2d6 +
@@ -21,9 +22,10 @@ private to the GM and a blind one (the players outside them get a stub). The bar
 frame of the size of the app's public roll. Writes ``bench/out/ratio.json``; the last line is::
 
     fanout ratio: ceiling R× bare; 8x100 p50 P× p99 Q× bare; lost L; idle CPU 100 tables A×
-    bare, 200 tables B× bare; ceiling with 100 idle tables C%
+    bare, 200 tables B× bare; ceiling with 100 idle tables C% (their CPU S% of the ceiling's)
 
-(one line; C is the change of the app's ceiling, negative when the idle tables take from it).
+(one line; C is the rounds' median change of the app's ceiling, negative when the idle tables
+take from it, and S the idle tables' CPU as a share of the app's CPU at its ceiling).
 ``BENCH_RATIO_SECONDS`` (default 10) is the open-loop cell's measured window;
 ``BENCH_RATIO_CELLS`` (say ``idle``) plays only the cells it names.
 """
@@ -89,41 +91,28 @@ def idle_steps(
 ) -> list[dict[str, Any]]:
     """The idle cell: ``rounds`` times the ceiling without idle tables and then with 100 of
     them (opened afresh each round, their CPU measured, closed again), then 200 idle tables
-    and their CPU. One pair of 5 s windows differs by 10-15% on a shared box with nothing
-    changed (bench/README.md), so the ceiling's change is the median of the rounds' pairs,
-    each pair a minute apart at most in one process's life (the box's drift between two
-    daphnes, or over a whole run, would be larger than what is measured)."""
+    and their CPU. One 8 s ceiling window differs from the next by up to 40% on this box with
+    nothing changed (bench/README.md), so the ceiling's change is the median of the rounds'
+    pairs, each pair a minute apart at most in one process's life."""
     few, many = IDLE_TABLES
     saturate = {"do": "saturate", "duration": ceiling_window, "warmup": 1.5}
+
+    def idle(tables: int, label: str) -> dict[str, Any]:
+        return {"do": "idle", "scenes": scenes["idle"][:tables], "per_scene": N, "label": label,
+                "window": idle_window, "give_up_s": 120.0}  # fmt: skip
+
     steps: list[dict[str, Any]] = [
         {"do": "connect", "scenes": scenes["idle_ceiling"], "per_scene": N, "label": "8x10"},
     ]
     for r in range(1, rounds + 1):
         steps += [
             {**saturate, "label": f"8x10#{r}"},
-            {
-                "do": "idle",
-                "scenes": scenes["idle"][:few],
-                "per_scene": N,
-                "label": f"idle{few}#{r}",
-                "window": idle_window,
-                "give_up_s": 120.0,
-            },
+            idle(few, f"idle{few}#{r}"),
             {**saturate, "label": f"8x10+idle{few}#{r}"},
         ]
         if r < rounds:
             steps.append({"do": "idle_close", "label": f"idle{few}#{r}", "settle": 3.0})
-    steps.append(
-        {
-            "do": "idle",
-            "scenes": scenes["idle"][:many],
-            "per_scene": N,
-            "label": f"idle{many}",
-            "window": idle_window,
-            "give_up_s": 120.0,
-        }
-    )
-    return steps  # fmt: skip
+    return [*steps, idle(many, f"idle{many}")]
 
 
 def play(stack: str, steps: list[dict[str, Any]], env: dict[str, str], setup: dict[str, Any]):
