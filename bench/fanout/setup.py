@@ -71,8 +71,9 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
                 },
             }
             seats = [(c, i) for c in range(n_campaigns) for i in range(1, per_table)]
-            pcs = Character.objects.bulk_create(
-                Character(
+            # One at a time: a character and its sheet are two rows (no bulk insert of both).
+            pcs = [
+                Character.objects.create(
                     campaign=campaigns[c],
                     owner=users[c * per_table + i],
                     name=f"Hero {c}-{i}",
@@ -80,7 +81,7 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
                     **sheet,
                 )
                 for c, i in seats
-            )
+            ]
             for (c, i), pc in zip(seats, pcs, strict=True):
                 characters[c][i] = pc.pk
         sessions, keys = [], []

@@ -84,7 +84,7 @@ def characters_in(*, campaign: Campaign, viewer_is_gm: bool) -> QuerySet[Any]:
     """The characters a member sees listed: everyone's PCs; the GM also sees NPCs and foes."""
     from tabletop.characters.models import Character  # the characters app builds on campaigns
 
-    characters = Character.objects.filter(campaign=campaign).select_related("owner")
+    characters = Character.objects.of_campaign(campaign).select_related("owner")
     if not viewer_is_gm:
         characters = characters.filter(kind=Character.Kind.PC)
     return characters

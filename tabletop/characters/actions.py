@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from tabletop.campaigns.models import Campaign
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, model_of
 from tabletop.characters.selectors import can_adjust, can_edit, is_member
 from tabletop.characters.sheets import (
     blank_sheet,
@@ -76,6 +76,7 @@ def character_update(
     kind: str | None = None,
 ) -> Character:
     """Rewrite the sheet fields given (owner or GM); currencies are refused, not ignored."""
+    character = character.sheet  # the system's fields are its sheet's
     campaign = character.campaign
     if not can_edit(character=character, user=actor):
         raise PermissionDenied("Only the character's owner or the GM can edit this sheet.")
@@ -122,7 +123,10 @@ def character_adjust(
         raise ValidationError("Enter at least one value to change.")
     with transaction.atomic():
         locked = (
-            Character.objects.select_for_update().select_related("campaign").get(pk=character.pk)
+            model_of(character)
+            .objects.select_for_update()
+            .select_related("campaign")
+            .get(pk=character.pk)
         )
         spec = spec_for(locked.campaign)
         errors: dict[str, str] = {}

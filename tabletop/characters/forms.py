@@ -149,7 +149,8 @@ class SheetForm(forms.Form):
             initial[f"res_{i}_current"] = value.get("current", 0)
             initial[f"res_{i}_max"] = value.get("max", 0)
         for key in ("quickness", "mv", "total_penalty", "difficulty"):
-            initial[key] = getattr(character, key)
+            if key in spec.keys:
+                initial[key] = getattr(character, key)
         return initial
 
 

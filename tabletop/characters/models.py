@@ -1,17 +1,76 @@
 """Characters: a player's own, or the GM's NPCs and foes.
 
-The sheet holds every field the five systems use; a campaign's system decides which ones its
-sheet shows and validates (see tabletop/characters/sheets.py). Currencies (bennies, plot points)
-and hits are changed only by play actions and the GM, never by the sheet form; the database
-refuses a negative value so a spend can never overdraw.
+``Character`` holds what every system shares (campaign, owner, kind, name, notes, times). Each
+game system keeps its own sheet in its app: a model that extends ``Character`` (Django's
+multi-table inheritance: one row per character in the system's table, keyed to the character's
+row), with its attributes, skills, currencies and harm as its own columns and migrations. The
+campaign's system says which model its characters are (``System.sheet_model``); the
+``Character`` manager creates and reads them as that model, so generic code never names one.
+A currency's column keeps itself at zero or above in the database, so a spend can never
+overdraw.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
+from tabletop import systems
 from tabletop.campaigns.models import Campaign
+
+
+def sheet_model(system: str) -> type[Character]:
+    """The model a campaign of ``system`` keeps its characters as: the system's sheet model,
+    or ``Character`` itself for a system whose characters carry nothing of their own."""
+    found = systems.find(system)
+    model = getattr(found, "sheet_model", None)
+    return model if model is not None else Character
+
+
+def _sheet_models() -> list[type[Character]]:
+    return [s.sheet_model for s in systems.all_systems() if s.sheet_model is not None]
+
+
+def _accessor(model: type[Character]) -> str:
+    return model._meta.parents[Character].remote_field.related_name
+
+
+def sheet_joins(system: str | None = None, character: str = "character") -> tuple[str, ...]:
+    """``select_related`` paths that read a row's ``character`` with its sheet, so that
+    ``Character.sheet`` needs no query of its own: ``system``'s sheet, or (None) every
+    registered system's, for rows whose campaign is not known before they are read.
+    ``character=""``: for a query of characters."""
+    models_ = [sheet_model(system)] if system is not None else _sheet_models()
+    at = f"{character}__" if character else ""  # "": a query of the characters themselves
+    joins = tuple(f"{at}{_accessor(m)}" for m in models_ if m is not Character)
+    return joins or ((character,) if character else ())
+
+
+def model_of(character: Character) -> type[Character]:
+    """The sheet model ``character`` is kept as (its own class when it was read as one)."""
+    if type(character) is not Character:
+        return type(character)
+    return sheet_model(character.campaign.system)
+
+
+class CharacterQuerySet(models.QuerySet):
+    def create(self, **fields: Any) -> Character:
+        """A character of its campaign's system, as that system's sheet model (so a sheet row
+        always exists beside the character's row), given shared and sheet fields together."""
+        if self.model is Character:
+            campaign = fields.get("campaign")
+            if campaign is None:
+                campaign = Campaign.objects.get(pk=fields["campaign_id"])
+            model = sheet_model(campaign.system)
+            if model is not Character:
+                return model.objects.create(**fields)
+        return super().create(**fields)
+
+    def of_campaign(self, campaign: Campaign) -> models.QuerySet:
+        """The campaign's characters with their sheets (one query, the sheet joined)."""
+        return sheet_model(campaign.system).objects.filter(campaign=campaign)
 
 
 class Character(models.Model):
@@ -28,45 +87,34 @@ class Character(models.Model):
     name = models.CharField(max_length=80)
     notes = models.TextField(blank=True)
 
-    # --- the sheet (which parts apply depends on the campaign's system) -----------------------
-    # {"Cunning": 4, ...}
-    attributes = models.JSONField(default=dict, blank=True)
-    # [{"name": "Weapon", "value": 2, "specialisation": "Sword"}, ...]
-    skills = models.JSONField(default=list, blank=True)
-    # roll_and_keep: [{"name": "Deceit", "attribute": "Cunning"}, ...]
-    specialities = models.JSONField(default=list, blank=True)
-    # roll_and_keep: permanent mana per colour {"Black": 3, "Blue": 2}
-    mana = models.JSONField(default=dict, blank=True)
-    # two_dice: {"Health": {"current": 5, "max": 6}, ...}
-    resources = models.JSONField(default=dict, blank=True)
-    # annulus: training-perk dice per challenge type {"Knowledge": 1}
-    training_perks = models.JSONField(default=dict, blank=True)
-    # conductor: the character's own difficulty (foe attacks roll against it)
-    difficulty = models.PositiveSmallIntegerField(default=3)
-    # percentile
-    quickness = models.SmallIntegerField(default=0)
-    mv = models.PositiveSmallIntegerField("MV", default=0)
-    total_penalty = models.SmallIntegerField(default=0)
-
-    # --- currencies and harm: changed by play actions and the GM only ------------------------
-    bennies = models.PositiveIntegerField(default=0)
-    plot_points = models.PositiveIntegerField("plot points available", default=0)
-    plot_points_total = models.PositiveIntegerField(default=0)
-    development_points = models.PositiveIntegerField(default=0)
-    hits = models.PositiveIntegerField(default=0)
-    lasting_hits = models.PositiveIntegerField(default=0)
-
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = CharacterQuerySet.as_manager()
+
     class Meta:
         ordering = ["kind", "name"]
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(plot_points__lte=models.F("plot_points_total")),
-                name="plot_points_within_total",
-            )
-        ]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def sheet(self) -> Character:
+        """This character as its system's sheet model (itself when it already is one)."""
+        if type(self) is not Character:
+            return self
+        cache = self._state.fields_cache
+        accessors = {_accessor(m) for m in _sheet_models()}
+        # Read with it (``sheet_joins``): the one a join found; else this system's, read now.
+        found = [cache[a] for a in accessors if cache.get(a) is not None]
+        if found:
+            sheet = found[0]
+        else:
+            model = sheet_model(self.campaign.system)
+            if model is Character:
+                return self
+            sheet = getattr(self, _accessor(model))
+        for name, value in cache.items():  # the campaign, the owner already read
+            if name not in accessors:
+                sheet._state.fields_cache.setdefault(name, value)
+        return sheet

@@ -1,11 +1,12 @@
 """Which parts of the character sheet each system uses, read from the campaign's ruleset.
 
-One ``Character`` model holds every system's fields; a ``SheetSpec`` says which of them a
-campaign's sheet shows, their names (the ruleset's attribute, colour, resource and challenge-type
-names, so a GM's edits to the ruleset reach the sheet) and their sane ranges. ``clean_sheet``
-checks a sheet dict against the spec; the actions call it, so a sheet written without the form
-(seed_demo, a later import) is held to the same rules. ``sheet_sections`` prepares the read-only
-sheet for the template, so the template only loops.
+Each system keeps its fields in its own sheet model (``System.sheet_model``, a subclass of
+``Character``); a ``SheetSpec`` says which of them a campaign's sheet shows, their names (the
+ruleset's attribute, colour, resource and challenge-type names, so a GM's edits to the ruleset
+reach the sheet) and their sane ranges. ``clean_sheet`` checks a sheet dict against the spec;
+the actions call it, so a sheet written without the form (seed_demo, a later import) is held to
+the same rules. ``sheet_sections`` prepares the read-only sheet for the template, so the
+template only loops.
 """
 
 from __future__ import annotations

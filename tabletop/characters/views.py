@@ -27,7 +27,7 @@ from tabletop.characters.sheets import currency_stats, sheet_sections, spec_for
 
 
 def _visible_character(request: HttpRequest, pk: int) -> Character:
-    return get_object_or_404(characters_visible_to(user=request.user), pk=pk)
+    return get_object_or_404(characters_visible_to(user=request.user), pk=pk).sheet
 
 
 def _editable_character(request: HttpRequest, pk: int) -> Character:

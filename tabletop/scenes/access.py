@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 
 from tabletop.campaigns.models import Campaign, Membership
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, sheet_joins, sheet_model
 from tabletop.scenes import selectors
 from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data  # noqa: F401
 from tabletop.scenes.values import whole
@@ -57,7 +57,9 @@ def character_for_roll(*, scene: Scene, actor: Any, character_id: Any) -> Charac
         character_id = int(character_id)
     except (TypeError, ValueError):
         raise ValidationError("Pick a character from the list.") from None
-    character = selectors.character_in_campaign(character_id, scene.campaign_id)
+    character = selectors.character_in_campaign(
+        sheet_model(scene.campaign.system), character_id, scene.campaign_id
+    )
     if character is None:
         raise ValidationError("That character is not in this campaign.")
     if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:
@@ -72,10 +74,12 @@ def lock_roll(scene: Scene, seq: Any, what: str) -> SceneEvent:
     event = (
         # of=("self",): PostgreSQL can't lock the nullable side of the character join.
         SceneEvent.objects.select_for_update(of=("self",))
-        .select_related("character", "scene__campaign")
+        .select_related(*sheet_joins(scene.campaign.system), "scene__campaign")
         .filter(scene=scene, seq=whole(seq, "Which roll?"))
         .first()
     )
+    if event is not None and event.character is not None:
+        event.character = event.character.sheet  # as its system keeps it, already read
     if event is not None and event.audience != Audience.EVERYONE and event.revealed_at is None:
         raise ValidationError(f"{what} go on rolls the whole table sees: reveal this roll first.")
     if event is None or event.kind != "roll":
@@ -87,7 +91,7 @@ def campaign_character(scene: Scene, raw: Any, what: str = "Pick a character.") 
     """Any character of the scene's campaign, by id (the action decides what may be done)."""
     if raw in (None, ""):
         raise ValidationError(what)
-    character = Character.objects.filter(pk=whole(raw, what), campaign=scene.campaign).first()
+    character = Character.objects.of_campaign(scene.campaign).filter(pk=whole(raw, what)).first()
     if character is None:
         raise ValidationError("That character is not in this campaign.")
     return character
@@ -119,7 +123,9 @@ def foe_for(scene: Scene, raw: Any) -> Character | None:
     if raw in (None, ""):
         return None
     pk = whole(raw, "Pick a foe from the list.")
-    foe = Character.objects.filter(pk=pk, campaign=scene.campaign, kind=Character.Kind.FOE).first()
+    foe = (
+        Character.objects.of_campaign(scene.campaign).filter(pk=pk, kind=Character.Kind.FOE).first()
+    )
     if foe is None:
         raise ValidationError("That foe is not in this campaign.")
     return foe

@@ -141,9 +141,9 @@ class Member(Field):
             if self.optional:
                 return None
             raise ValidationError(self.what)
-        character = Character.objects.filter(
-            pk=whole(raw, self.what), campaign=scene.campaign
-        ).first()
+        character = (
+            Character.objects.of_campaign(scene.campaign).filter(pk=whole(raw, self.what)).first()
+        )
         if character is None:
             raise ValidationError("That character is not in this campaign.")
         return character

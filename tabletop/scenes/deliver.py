@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from tabletop.characters.models import sheet_joins
 from tabletop.scenes import outbox
 from tabletop.scenes.audiences import (
     Viewer,
@@ -21,7 +22,7 @@ from tabletop.scenes.audiences import (
     scene_group,
     user_group,
 )
-from tabletop.scenes.models import Audience, SceneEvent
+from tabletop.scenes.models import Audience, SceneEvent, with_sheet
 from tabletop.scenes.render import Renders, render_frame
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,10 @@ def _as_recorded(event: SceneEvent) -> bool:
 
 def _committed(pk: int) -> SceneEvent:
     """The event as committed, with everything its frames read (other cards, panels)."""
-    return SceneEvent.objects.select_related(
-        "scene__campaign", "character", "parent__character"
+    event = SceneEvent.objects.select_related(
+        "scene__campaign", *sheet_joins(), *sheet_joins(character="parent__character")
     ).get(pk=pk)
+    with_sheet(event)
+    if event.parent is not None:
+        with_sheet(event.parent)
+    return event

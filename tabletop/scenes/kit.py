@@ -124,7 +124,7 @@ def save_together(*rows: tuple[Model, list[str]]) -> None:
         for row, fields in rows:
             row.save(update_fields=fields)
         return
-    updates = [_update(row, _as_saved(row, fields), connection) for row, fields in rows]
+    updates = [u for row, fields in rows for u in _updates(row, fields, connection)]
     if any(n != 1 for n in _counted(updates, connection)):
         raise DatabaseError("Save with update_fields did not affect any rows.")
 
@@ -133,19 +133,20 @@ def save_if_as_read(
     row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: tuple[Model, list[str]]
 ) -> bool:
     """Save ``changes`` (field name -> new value) to ``row``'s row only if that row still
-    holds, column for column, ``as_read`` (every concrete field's ``attname`` -> its value as
-    the command read it), and ``also``'s rows as ``save_together`` saves them, in one
-    statement: reading a row and then reading it again locked costs a round trip each
-    (bench/README.md). False, with nothing saved, when the row changed since (or on a database
-    without the statement): the caller then locks the row and works from it as it is. The
-    check runs on the row's newest version after any lock wait (READ COMMITTED), so two
-    writers that read the same row never both pass it. ``row`` itself is left as it was."""
+    holds, column for column, ``as_read`` (the ``attname`` of every field of ``row``'s own
+    table -> its value as the command read it: a sheet's fields, not those of the character
+    it extends), and ``also``'s rows as ``save_together`` saves them, in one statement: reading a
+    row and then reading it again locked costs a round trip each (bench/README.md). False, with
+    nothing saved, when the row changed since (or on a database without the statement): the
+    caller then locks the row and works from it as it is. The check runs on the row's newest
+    version after any lock wait (READ COMMITTED), so two writers that read the same row never
+    both pass it. ``row`` itself is left as it was."""
     connection = transaction.get_connection()
     if connection.vendor != "postgresql":
         return False
     meta = type(row)._meta
     quote = connection.ops.quote_name
-    table, fields = quote(meta.db_table), meta.concrete_fields
+    table, fields = quote(meta.db_table), meta.local_concrete_fields
     sql, params = _update(row, [(meta.get_field(n), v) for n, v in changes.items()], connection)
     columns = ", ".join(f"{table}.{quote(f.column)}" for f in fields)
     sql += f" AND ({columns}) IS NOT DISTINCT FROM ({', '.join(['%s'] * len(fields))})"
@@ -154,7 +155,7 @@ def save_if_as_read(
         *(f.get_db_prep_value(as_read[f.attname], connection, prepared=False) for f in fields),
     ]
     # The other rows only if this one passed (the WHERE is the UPDATE's last clause).
-    others = [_update(other, _as_saved(other, names), connection) for other, names in also]
+    others = [u for other, names in also for u in _updates(other, names, connection)]
     updates = [(sql, params), *((f"{s} AND EXISTS (SELECT 1 FROM u0)", v) for s, v in others)]
     found = _counted(updates, connection)
     if found[0] != 1:
@@ -170,9 +171,21 @@ def _as_saved(row: Model, names: list[str]) -> list[tuple[Any, Any]]:
     return [(f := meta.get_field(name), f.pre_save(row, False)) for name in names]
 
 
-def _update(row: Model, values: list[tuple[Any, Any]], connection: Any) -> tuple[str, list[Any]]:
-    """The ORM's ``UPDATE`` of ``row``'s row by its key, setting each (field, value)."""
-    query = UpdateQuery(type(row))
+def _updates(row: Model, names: list[str], connection: Any) -> list[tuple[str, list[Any]]]:
+    """The ``UPDATE``s that save the named fields of ``row``: one per table they live in (a
+    sheet's fields in its table, the character's it extends in the character's)."""
+    tables: dict[type[Model], list[tuple[Any, Any]]] = {}
+    for field, value in _as_saved(row, names):
+        tables.setdefault(field.model._meta.concrete_model, []).append((field, value))
+    return [_update(row, values, connection, model) for model, values in tables.items()]
+
+
+def _update(
+    row: Model, values: list[tuple[Any, Any]], connection: Any, model: type[Model] | None = None
+) -> tuple[str, list[Any]]:
+    """The ORM's ``UPDATE`` of ``row``'s row (in ``model``'s table: one it extends, or its own)
+    by its key, setting each (field, value)."""
+    query = UpdateQuery(model or type(row))
     query.add_update_fields([(f, None, value) for f, value in values])
     query.add_q(Q(pk=row.pk))
     sql, params = query.get_compiler(connection=connection).as_sql()

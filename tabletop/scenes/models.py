@@ -130,3 +130,11 @@ def roll_data(event: SceneEvent) -> dict[str, Any]:
     data = {**event.public, **event.secret}
     data.update(event.public.get("amended", {}))
     return data
+
+
+def with_sheet(event: SceneEvent) -> SceneEvent:
+    """The event's character as its system keeps it (read with the event: ``sheet_joins``),
+    for the cards and spends that read its sheet."""
+    if event.character_id is not None:
+        event.character = event.character.sheet
+    return event

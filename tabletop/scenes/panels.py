@@ -61,7 +61,7 @@ def panel_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
 def campaign_characters(scene: Scene) -> list[Character]:
     """The campaign's characters as the side panels list them (players' first, by name)."""
     return list(
-        Character.objects.filter(campaign=scene.campaign)
+        Character.objects.of_campaign(scene.campaign)
         .select_related("owner")
         .order_by("kind", "name")
     )
@@ -234,7 +234,7 @@ def sheet_characters(scene: Scene, viewer: Viewer) -> list[Character]:
     """The characters whose sheets the viewer's Sheet tool holds: a player's own, every one of
     the campaign for the GM. Nobody else's: a sheet's numbers are its owner's and the GM's (the
     party panel shows the players' currencies to everyone, nothing more)."""
-    found = Character.objects.filter(campaign=scene.campaign).select_related("owner")
+    found = Character.objects.of_campaign(scene.campaign).select_related("owner")
     if not viewer.is_gm:
         found = found.filter(owner_id=viewer.user_id)
     return sorted(found.order_by("name"), key=lambda c: _KIND_ORDER.index(c.kind))

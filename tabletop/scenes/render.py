@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, sheet_joins, sheet_model
 from tabletop.scenes import kinds, sql
 from tabletop.scenes.audiences import Viewer, Visibility, visibility
 from tabletop.scenes.cards import event_context
 from tabletop.scenes.frames import render_fragment
-from tabletop.scenes.models import Scene, SceneEvent
+from tabletop.scenes.models import Scene, SceneEvent, with_sheet
 from tabletop.scenes.panels import (
     ROW_PANELS,
     SIDE_PANELS,
@@ -27,7 +27,7 @@ from tabletop.scenes.panels import (
 )
 from tabletop.scenes.procedures import render_procedure_panels
 
-_read_character = sql.RowRead(Character)
+_read_character = sql.RowReads(also=("campaign",))
 
 
 def render_card(
@@ -162,7 +162,11 @@ class Renders:
         if noted is not None:
             return noted
         if event.character_id not in self._sheets:
-            self._sheets[event.character_id] = _read_character(event.character_id)
+            self._sheets[event.character_id] = _read_character(
+                sheet_model(self._scene.campaign.system),
+                event.character_id,
+                self._scene.campaign_id,
+            )
         return self._sheets[event.character_id]
 
     def _characters(self) -> list[Character]:
@@ -218,10 +222,11 @@ def _changed_cards(event: SceneEvent) -> list[SceneEvent]:
         changed += list(
             SceneEvent.objects.filter(scene_id=event.scene_id, seq__in=seqs)
             .exclude(pk=event.parent_id)
-            .select_related("character")
+            .select_related(*sheet_joins(event.scene.campaign.system))
         )
     for card in changed:
         card.scene = event.scene  # the same scene, already read
+        with_sheet(card)
     return changed
 
 
@@ -238,7 +243,7 @@ def visible_page(
     # Cards never show the ledger entry itself (the exports do): not read, not decoded.
     events = (
         SceneEvent.objects.filter(scene=scene)
-        .select_related("actor", "character", "parent")
+        .select_related("actor", *sheet_joins(scene.campaign.system), "parent")
         .defer("ledger", "parent__ledger")
     )
     if before_seq is not None:
@@ -250,6 +255,7 @@ def visible_page(
         batch = list(chunk.order_by("-seq")[: limit * 2])
         for event in batch:
             event.scene = scene  # the cards ask for the campaign's system: no query per card
+            with_sheet(event)
             vis = visibility(event, viewer)
             if vis is None:
                 continue
@@ -267,13 +273,14 @@ def visible_events(
     """The events a viewer may see after ``after_seq``, in order (page load and replay)."""
     events = (
         SceneEvent.objects.filter(scene=scene, seq__gt=after_seq)
-        .select_related("actor", "character", "parent")
+        .select_related("actor", *sheet_joins(scene.campaign.system), "parent")
         .defer("ledger", "parent__ledger")
         .order_by("seq")
     )
     out = []
     for event in events:
         event.scene = scene  # the cards ask for the campaign's system: no query per card
+        with_sheet(event)
         vis = visibility(event, viewer)
         if vis is not None:
             out.append((event, vis))

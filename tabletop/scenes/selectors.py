@@ -57,8 +57,8 @@ class _SceneRead(sql.WrittenOnce[tuple[str, sql.Converters]]):
 
 
 #: A check's character: read with the command (one of the campaign's), locked to pay.
-character_in_campaign = sql.RowRead(Character, also=("campaign",))
-character_locked = sql.RowRead(Character, lock=True)
+character_in_campaign = sql.RowReads(also=("campaign",))
+character_locked = sql.RowReads(lock=True)
 
 
 _read_scene = _SceneRead()
@@ -160,7 +160,7 @@ def table_members(campaign: Any) -> list[dict[str, Any]]:
     name, whether they run the game, and the names of their characters (a whisper may name a
     character: it reaches the player)."""
     owned: dict[int, list[str]] = {}
-    pcs = Character.objects.filter(campaign=campaign, kind=Character.Kind.PC).order_by("name")
+    pcs = Character.objects.of_campaign(campaign).filter(kind=Character.Kind.PC).order_by("name")
     for owner_id, name in pcs.values_list("owner_id", "name"):
         owned.setdefault(owner_id, []).append(name)
     return [

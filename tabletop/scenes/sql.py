@@ -97,12 +97,26 @@ class RowRead(WrittenOnce[tuple[str, Converters]]):
     def build(self, connection: Any) -> tuple[str, Converters]:
         quote = connection.ops.quote_name
         meta = self.model._meta
-        fields = [("t", f) for f in meta.concrete_fields]
+        # A model that extends another (a system's sheet extends Character) keeps the
+        # parent's fields in the parent's table: joined on the link, one alias per table.
+        aliases = {self.model: "t"}
+        joins = ""
+        for i, parent in enumerate(meta.get_parent_list()):
+            aliases[parent] = alias = f"p{i}"
+            child = next(m for m in aliases if parent in m._meta.parents)
+            link = child._meta.parents[parent]
+            joins += (
+                f" JOIN {quote(parent._meta.db_table)} {alias} "
+                f"ON {alias}.{quote(parent._meta.pk.column)} = "
+                f"{aliases[child]}.{quote(link.column)}"
+            )
+        fields = [(aliases[f.model._meta.concrete_model], f) for f in meta.concrete_fields]
         where = [meta.pk, *(meta.get_field(name) for name in self.also)]
+        at = {id(f): alias for alias, f in fields}
         statement = (
-            f"SELECT {', '.join(f't.{quote(f.column)}' for _alias, f in fields)} "
-            f"FROM {quote(meta.db_table)} t "
-            f"WHERE {' AND '.join(f't.{quote(f.column)} = %s' for f in where)}"
+            f"SELECT {', '.join(f'{a}.{quote(f.column)}' for a, f in fields)} "
+            f"FROM {quote(meta.db_table)} t{joins} "
+            f"WHERE {' AND '.join(f'{at[id(f)]}.{quote(f.column)} = %s' for f in where)}"
         )
         if self.lock and connection.features.has_select_for_update:
             statement += " FOR UPDATE"
@@ -123,3 +137,18 @@ class RowRead(WrittenOnce[tuple[str, Converters]]):
             return None
         values = converted(row, found, connection)
         return self.model.from_db(connection.alias, None, values)
+
+
+class RowReads:
+    """``RowRead`` for whichever model the caller names: a character as its system's sheet
+    model (the sheet's row joined to the character's), one plan per model."""
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        self.plans: dict[type[Model], RowRead] = {}
+
+    def __call__(self, model: type[Model], pk: Any, *also: Any) -> Any:
+        plan = self.plans.get(model)
+        if plan is None:
+            plan = self.plans[model] = RowRead(model, **self.options)
+        return plan(pk, *also)

@@ -57,9 +57,9 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
     events, more = visible_page(scene=scene, viewer=viewer)
     cards = [render_card(event, vis, viewer, live=False) for event, vis in events]
     if viewer.is_gm:
-        characters = Character.objects.filter(campaign=scene.campaign)
+        characters = Character.objects.of_campaign(scene.campaign)
     else:
-        characters = Character.objects.filter(campaign=scene.campaign, owner=request.user)
+        characters = Character.objects.of_campaign(scene.campaign).filter(owner=request.user)
     system = scene.campaign.game
     extras = {}
     if system.scene_extras is not None:
@@ -71,7 +71,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
             **panel_context(scene, viewer),
             "procedure_panels": render_procedure_panels(scene, viewer, oob=False),
             **extras,
-            "foes": Character.objects.filter(campaign=scene.campaign, kind=Character.Kind.FOE),
+            "foes": Character.objects.of_campaign(scene.campaign).filter(kind=Character.Kind.FOE),
             "scene": scene,
             "campaign": scene.campaign,
             "viewer": viewer,
@@ -115,9 +115,9 @@ def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
         character = None
         character_id = request.GET.get("character")
         if character_id and character_id.isdigit():
-            character = Character.objects.filter(
-                pk=int(character_id), campaign=scene.campaign
-            ).first()
+            character = (
+                Character.objects.of_campaign(scene.campaign).filter(pk=int(character_id)).first()
+            )
         data = request.GET.dict()
         try:
             if kind.targets_foe and data.get("foe"):

@@ -113,7 +113,10 @@ class System:
     character's sheet its rules roll (a skill, an attribute, a training perk...), in reading
     order: the scene's Sheet tool draws each as a button that fills that roll's panel.
     ``currencies``: the ``Currency``s and harm its characters carry, in the order its tables
-    show them.
+    show them: columns of its ``sheet_model``.
+    ``sheet_model``: the model its characters are kept as (its app's ``models.py``): a
+    subclass of ``Character`` holding its sheet's fields, currencies and harm in its own
+    table, one row per character, keyed to the character's row. None: plain ``Character``s.
     ``dashboard``: ``dashboard(scene) -> (template, context)`` what waits for the GM on the
     scene's dashboard (approvals, foes waiting to strike back), if anything.
     ``turns``: the turn tracker's part that is this system's (a ``TurnExtras``,
@@ -140,6 +143,7 @@ class System:
     demo: Callable[..., None] | None = None
     rollables: Callable[[Any, Mapping[str, Any]], list[Rollable]] | None = None
     currencies: tuple[Currency, ...] = ()
+    sheet_model: type | None = None
     dashboard: Callable[[Any], tuple[str, dict[str, Any]]] | None = None
     turns: Any = None
     read_die: Callable[[Mapping[str, Any]], DieReading] | None = None

@@ -10,9 +10,11 @@ The names, by what a system does with them:
   (its Sheet tool's buttons), ``DieReading`` (what its dice say on a card). Its app's
   ``apps.py`` subclasses ``tabletop.systems.apps.SystemConfig`` instead: it is imported before
   any model is loaded, so it cannot import this module.
-- **Its sheet**: ``Character``, ``SheetSpec`` and the ruleset readers ``first_of``, ``int_or``,
-  ``links_from``, ``names_from``; ``display_skill``; ``character_adjust`` (the GM's changes to
-  currencies); the demo table's seats ``GM``, ``PC``, ``NPC``, ``FOE``, ``by_position``.
+- **Its sheet**: its ``models.py`` declares its sheet model on ``tabletop.systems.models``
+  (loaded with the models, before this module can be); ``Character``, ``SheetSpec`` and the
+  ruleset readers ``first_of``, ``int_or``, ``links_from``, ``names_from``; ``display_skill``;
+  ``character_adjust`` (the GM's changes to currencies); the demo table's seats ``GM``, ``PC``,
+  ``NPC``, ``FOE``, ``by_position``.
 - **Its ruleset settings form**: ``RulesetForm``, ``Hint``, ``NESTED``, ``ROWS_ADDED``,
   ``ROWS_FIXED``, ``ROWS_NULL``.
 - **Its roll kinds**: ``RollKind``, ``RollOutcome``, ``ROLL_KINDS``; field readers
@@ -27,8 +29,8 @@ The names, by what a system does with them:
   (``record_event``, ``record_roll``, ``reveal_event``, ``note_sheet``); spends (``pay``,
   ``amend``, ``require_latest_roll``, ``is_latest_roll``, ``lock_roll``); who may act
   (``require_open``, ``require_player``, ``campaign_character``, ``character_for_roll``,
-  ``character_locked``); form values (``whole``, ``sheet_int``, ``form_list``); the dice
-  (``game_dice``); ``canonical_json``.
+  ``character_locked(model, pk)``, its sheet model's row locked); form values (``whole``,
+  ``sheet_int``, ``form_list``); the dice (``game_dice``); ``canonical_json``.
 - **Its procedure panels**: ``ProcedurePanel``; the turn tracker's (``turns_state``,
   ``require_started``, ``close_pending``, ``TurnExtras``, ``TURNS_PANEL``,
   ``turn_participant_id``).

@@ -41,22 +41,32 @@ def make_table(system: str = "conductor") -> Table:
 def mira_and_troll(table: Table, *, troll_difficulty: int = 4, **mira: Any) -> tuple[Any, Any]:
     """alice's Mira (a skilled PC; ``mira``: more of her sheet) and the GM's cave troll (a foe),
     the pair the secrecy tests and the conductor tables roll with."""
-    from tabletop.characters.models import Character
+    from tabletop.characters.models import Character, sheet_model
+
+    # What of this sheet the table's system keeps (one helper serves every system's tests).
+    keeps = {f.name for f in sheet_model(table.campaign.system)._meta.get_fields()}
+
+    def sheet(**fields: Any) -> dict[str, Any]:
+        return {name: value for name, value in fields.items() if name in keeps}
 
     hero = Character.objects.create(
         campaign=table.campaign,
         owner=table.alice,
         name="Mira",
-        skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
-        difficulty=3,
-        **{"bennies": 0, **mira},
+        **sheet(
+            skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
+            difficulty=3,
+            **{"bennies": 0, **mira},
+        ),
     )
     troll = Character.objects.create(
         campaign=table.campaign,
         owner=table.gm,
         name="Cave troll",
         kind="foe",
-        difficulty=troll_difficulty,
-        skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
+        **sheet(
+            difficulty=troll_difficulty,
+            skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
+        ),
     )
     return hero, troll

@@ -14,12 +14,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from rules.core import Rng
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, sheet_joins
 from tabletop.scenes import dice
 from tabletop.scenes.access import foe_for, roll_data
 from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
 from tabletop.scenes.kit import scene_action
-from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.models import Audience, Scene, SceneEvent, with_sheet
 from tabletop.scenes.modes import MODES, ROLL_MODES
 from tabletop.scenes.record import record_event, reveal_event
 from tabletop.scenes.rollkinds import (
@@ -117,6 +117,9 @@ def roll_make(
             "A self roll changes nothing at the table, so it is not made against a foe: "
             "pick another mode, or type the difficulty."
         )
+    # The roll reads the system's sheet (no query when the character was read as one).
+    character = character.sheet if character is not None else None
+    foe = foe.sheet if foe is not None else None
     data = dict(data or {})
     if foe is not None:
         if not kind.targets_foe:
@@ -153,9 +156,16 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -
 
     What the roll sets going at the table (its kind's consequences) comes now, as it would have
     after a public roll."""
-    event = SceneEvent.objects.select_for_update().filter(scene=scene, seq=seq, kind="roll").first()
+    event = (
+        # of=("self",): PostgreSQL can't lock the nullable side of the character join.
+        SceneEvent.objects.select_for_update(of=("self",))
+        .select_related(*sheet_joins(scene.campaign.system))
+        .filter(scene=scene, seq=seq, kind="roll")
+        .first()
+    )
     if event is None:
         raise ValidationError("There is no such roll in this scene.")
+    with_sheet(event)  # its consequences read the character's sheet
     if event.audience == Audience.EVERYONE or event.revealed_at is not None:
         raise ValidationError("That roll is already visible to everyone.")
     if event.audience == Audience.SELF:

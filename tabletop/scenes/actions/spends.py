@@ -10,7 +10,7 @@ from django.db.models import F
 
 from tabletop import systems
 from tabletop.characters.actions import character_adjust
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, model_of
 from tabletop.scenes import access as base
 from tabletop.scenes.commands import Command, Raw, Rolling, Text
 from tabletop.scenes.kit import scene_action
@@ -34,11 +34,12 @@ def require_latest_roll(event: SceneEvent) -> None:
 def pay(character: Character, field: str, amount: int, what: str) -> None:
     """Take ``amount`` from a currency in one conditional UPDATE: two simultaneous clicks can
     never overdraw it (the second finds too little and changes nothing)."""
-    paid = Character.objects.filter(pk=character.pk, **{f"{field}__gte": amount}).update(
+    sheets = model_of(character).objects
+    paid = sheets.filter(pk=character.pk, **{f"{field}__gte": amount}).update(
         **{field: F(field) - amount}
     )
     if not paid:
-        have = Character.objects.values_list(field, flat=True).get(pk=character.pk)
+        have = sheets.values_list(field, flat=True).get(pk=character.pk)
         raise ValidationError(f"{character.name} has {have} {what} and this takes {amount}.")
 
 

@@ -36,7 +36,7 @@ DEFAULT_TEAMS = {
 def roster(scene: Any) -> list[Character]:
     """The campaign's characters as the start form lists them: heroes first, then the rest."""
     first = {Character.Kind.PC: 0, Character.Kind.NPC: 1, Character.Kind.FOE: 2}
-    characters = Character.objects.filter(campaign=scene.campaign)
+    characters = Character.objects.of_campaign(scene.campaign)
     return sorted(characters, key=lambda c: (first.get(c.kind, 3), c.name.casefold(), c.pk))
 
 

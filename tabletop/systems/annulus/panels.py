@@ -16,6 +16,7 @@ from typing import Any
 from rules import annulus
 from rules.annulus import Challenge
 from tabletop.systems.annulus.actions import STATE_KEY
+from tabletop.systems.annulus.models import AnnulusSheet
 from tabletop.systems.api import Character, ProcedurePanel, percent, procedure_state
 
 #: Training-perk dice the odds line shows (0 = none).
@@ -269,7 +270,7 @@ def challenge_context(scene: Any, viewer: Any) -> dict[str, Any]:
 def _own_characters(scene: Any, viewer: Any) -> list[Character]:
     if viewer.user_id is None:
         return []
-    characters = Character.objects.filter(campaign=scene.campaign).order_by("kind", "name")
+    characters = AnnulusSheet.objects.filter(campaign=scene.campaign).order_by("kind", "name")
     if not viewer.is_gm:
         characters = characters.filter(owner_id=viewer.user_id)
     return list(characters)

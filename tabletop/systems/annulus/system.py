@@ -7,6 +7,7 @@ from tabletop.systems.annulus import (
     actions,
     demo,
     events,
+    models,
     panels,
     rollables,
     rolls,
@@ -17,6 +18,7 @@ from tabletop.systems.annulus import (
 SYSTEM = api.register(
     api.System(
         slug="annulus",
+        sheet_model=models.AnnulusSheet,
         label="Annulus (operation challenges)",
         rules=rules_module,
         roll_kinds=tuple(rolls.KINDS),

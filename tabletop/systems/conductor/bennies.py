@@ -114,11 +114,12 @@ def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
         return controls
     if event.character_id is None:
         return controls
-    owner = event.character.owner_id
+    character = event.character.sheet  # read with the event where a page shows it
+    owner = character.owner_id
     strike = (data.get("strike_back") or {}).get("status")
     if data.get("roll_kind") in conductor_kinds.BENNY_KINDS and strike != "struck":
-        have = int(event.character.bennies or 0)
-        offers = _benny_offers(data.get("roll_kind"), result, have=have, name=event.character.name)
+        have = int(character.bennies or 0)
+        offers = _benny_offers(data.get("roll_kind"), result, have=have, name=character.name)
         if offers:
             controls["benny_for"] = owner
             controls["benny_offers"] = offers

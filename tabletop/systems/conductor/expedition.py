@@ -46,6 +46,7 @@ from tabletop.systems.api import (
     store_state,
 )
 from tabletop.systems.api import pay as _pay
+from tabletop.systems.conductor.models import ConductorSheet
 from tabletop.systems.conductor.rolls import sheet_skill
 
 #: The key of the expedition in ``Scene.state`` (and the panel's name).
@@ -104,7 +105,7 @@ def _apply_lasting_hits(
             delta[move.character] -= move.hits
     for member_id, amount in delta.items():
         character = (
-            Character.objects.select_for_update()
+            ConductorSheet.objects.select_for_update()
             .filter(pk=int(member_id), campaign=scene.campaign)
             .first()
         )
@@ -242,7 +243,7 @@ def expedition_choose_travel(
     expedition = _load(scene)
     if scene.campaign.gm_id != actor.pk:
         ids = [int(m.id) for m in expedition.members]
-        if not Character.objects.filter(pk__in=ids, owner=actor).exists():
+        if not ConductorSheet.objects.filter(pk__in=ids, owner=actor).exists():
             raise PermissionDenied("Only the party's players or the GM decide its travel.")
     expedition, moves = expedition.choose_travel(travel, civilization=civilization)
     store_state(scene, STATE_KEY, expedition.to_dict())
@@ -376,7 +377,7 @@ def heal_apply(*, scene: Scene, actor: Any, seq: Any) -> SceneEvent:
         raise ValidationError("That heal is already on the sheet.")
     result = data["result"]
     patient = (
-        Character.objects.select_for_update()
+        ConductorSheet.objects.select_for_update()
         .filter(pk=result.get("patient_id"), campaign=scene.campaign)
         .first()
     )

@@ -13,12 +13,17 @@ from typing import Any
 from rules import conductor
 from tabletop.systems.api import Character, ProcedurePanel, SceneEvent, percent, procedure_state
 from tabletop.systems.conductor.expedition import STATE_KEY
+from tabletop.systems.conductor.models import ConductorSheet
 from tabletop.systems.conductor.rolls import sheet_skill
 
 
 def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
     campaign = scene.campaign
-    pcs = list(Character.objects.filter(campaign=campaign, kind=Character.Kind.PC).order_by("name"))
+    pcs = list(
+        ConductorSheet.objects.filter(campaign=campaign)
+        .filter(kind=Character.Kind.PC)
+        .order_by("name")
+    )
     ctx: dict[str, Any] = {
         "actions": conductor.ACTIONS,
         "phases": conductor.PHASES,
@@ -35,7 +40,9 @@ def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
     in_party = {m.id for m in expedition.members}
     characters = {
         str(c.pk): c
-        for c in Character.objects.filter(campaign=campaign, pk__in=[int(i) for i in in_party])
+        for c in ConductorSheet.objects.filter(campaign=campaign).filter(
+            pk__in=[int(i) for i in in_party]
+        )
     }
     rows = []
     for member in expedition.members:

@@ -19,7 +19,6 @@ from django.core.exceptions import ValidationError
 from rules import conductor
 from rules.core import RulesError
 from tabletop.systems.api import (
-    Character,
     RollKind,
     RollOutcome,
     display_skill,
@@ -29,6 +28,7 @@ from tabletop.systems.api import (
     percent,
 )
 from tabletop.systems.conductor import strike_back
+from tabletop.systems.conductor.models import ConductorSheet
 from tabletop.systems.conductor.strike_back import STATS_TOP, stats_hit_bands
 
 #: This system's roll kinds, in the order its roll panels show them.
@@ -347,7 +347,7 @@ def _patient(data, character) -> Any:
         pk = int(str(raw))
     except ValueError:
         raise ValidationError("Pick the patient from the list.") from None
-    patient = Character.objects.filter(pk=pk, campaign_id=character.campaign_id).first()
+    patient = ConductorSheet.objects.filter(pk=pk, campaign_id=character.campaign_id).first()
     if patient is None:
         raise ValidationError("That patient is not in this campaign.")
     return patient

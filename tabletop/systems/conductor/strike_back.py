@@ -30,6 +30,7 @@ from tabletop.systems.api import (
     scene_action,
     stored_odds,
 )
+from tabletop.systems.conductor.models import ConductorSheet
 
 #: The dice statistics' bands of a roll of hits: 0, 1, 2, 3 and "4+", the same for every pool so
 #: that the rolls of one kind add up (``rollkinds.hit_bands``).
@@ -72,7 +73,7 @@ def after_attack(*, event: SceneEvent, rng: Rng) -> None:
     data = roll_data(event)
     if not data.get("result", {}).get("foe_strikes_back") or not data.get("foe_id"):
         return
-    foe = Character.objects.filter(
+    foe = ConductorSheet.objects.filter(
         pk=data["foe_id"], campaign_id=event.scene.campaign_id, kind=Character.Kind.FOE
     ).first()
     if foe is not None:
@@ -89,7 +90,7 @@ def _answer_the_miss(
     can_spend = (
         character is not None
         and (event.audience == Audience.EVERYONE or event.revealed_at is not None)
-        and Character.objects.filter(pk=character.pk, bennies__gt=0).exists()
+        and ConductorSheet.objects.filter(pk=character.pk, bennies__gt=0).exists()
         and api.is_latest_roll(event)
     )
     if can_spend:
@@ -116,7 +117,7 @@ def strike_back(
     name = target.name if target is not None else "the attacker"
     outcome = foe_attack_outcome(result, foe=foe.name, target=name)
     if target is not None and result.hits:
-        Character.objects.filter(pk=target.pk).update(hits=F("hits") + result.hits)
+        ConductorSheet.objects.filter(pk=target.pk).update(hits=F("hits") + result.hits)
     roll.public.setdefault("strike_back", {"foe_id": foe.pk, "foe": foe.name})
     roll.public["strike_back"]["status"] = "struck"
     roll.save(update_fields=["public"])
@@ -145,7 +146,7 @@ def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = 
     owner = character.owner_id if character is not None else roll.actor_id
     if actor.pk not in (owner, scene.campaign.gm_id):
         raise PermissionDenied("The roller or the GM says when the foe strikes back.")
-    foe = Character.objects.filter(pk=strike.get("foe_id"), campaign=scene.campaign).first()
+    foe = ConductorSheet.objects.filter(pk=strike.get("foe_id"), campaign=scene.campaign).first()
     if foe is None:
         raise ValidationError("That foe is no longer in this campaign.")
     return strike_back(roll=roll, foe=foe, target=character, rng=api.game_dice(rng))

@@ -9,6 +9,7 @@ from tabletop.systems.conductor import (
     dice,
     events,
     expedition,
+    models,
     panels,
     rollables,
     rolls,
@@ -20,6 +21,7 @@ from tabletop.systems.conductor import (
 SYSTEM = api.register(
     api.System(
         slug="conductor",
+        sheet_model=models.ConductorSheet,
         label="Conductor (d12 + skill, bennies, wilderness)",
         rules=rules_module,
         roll_kinds=tuple(rolls.KINDS),

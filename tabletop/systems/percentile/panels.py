@@ -21,6 +21,7 @@ from typing import Any
 
 from rules import percentile
 from tabletop.systems.api import ROLL_KINDS, Character, ProcedurePanel, procedure_state
+from tabletop.systems.percentile.models import PercentileSheet
 
 NAME = "maneuvers"
 
@@ -106,7 +107,7 @@ _KIND_ORDER = {Character.Kind.PC: 0, Character.Kind.NPC: 1, Character.Kind.FOE: 
 
 def ordered_characters(scene: Any) -> list[Character]:
     """The campaign's characters as the panel lists them: PCs, NPCs, foes, each by name."""
-    characters = Character.objects.filter(campaign=scene.campaign)
+    characters = PercentileSheet.objects.filter(campaign=scene.campaign)
     return sorted(characters, key=lambda c: (_KIND_ORDER.get(c.kind, 3), c.name.casefold(), c.pk))
 
 

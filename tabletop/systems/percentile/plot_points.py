@@ -41,6 +41,7 @@ from tabletop.systems.api import (
     whole,
 )
 from tabletop.systems.percentile import rolls as percentile_kinds
+from tabletop.systems.percentile.models import PercentileSheet
 
 # --- live spends: plot points (percentile) ---------------------------------------------------
 
@@ -159,12 +160,13 @@ def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
     event = (
         # of=("self",): PostgreSQL can't lock the nullable side of the character join.
         SceneEvent.objects.select_for_update(of=("self",))
-        .select_related("character", "scene__campaign")
+        .select_related("character__percentile_sheet", "scene__campaign")
         .filter(scene=scene, seq=whole(seq, "Which spend?"), kind="plot_spend")
         .first()
     )
     if event is None:
         raise ValidationError("There is no such plot point spend in this scene.")
+    event.character = event.character.sheet  # read with it
     return event
 
 
@@ -460,8 +462,8 @@ def scene_extras(scene: Any, viewer: Any, ruleset: dict[str, Any]) -> dict[str, 
         for name, spec in percentile.plot_point_uses(ruleset).items()
         if name not in CHANGE_USES
     ]
-    spenders = Character.objects.filter(
-        campaign=scene.campaign, owner_id=viewer.user_id, kind=Character.Kind.PC
+    spenders = PercentileSheet.objects.filter(campaign=scene.campaign).filter(
+        owner_id=viewer.user_id, kind=Character.Kind.PC
     )
     return {
         "side_template": "systems/percentile/scene_side.html",

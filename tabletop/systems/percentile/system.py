@@ -8,6 +8,7 @@ from tabletop.systems.percentile import (
     dice,
     events,
     maneuvers,
+    models,
     panels,
     plot_points,
     rollables,
@@ -19,6 +20,7 @@ from tabletop.systems.percentile import (
 SYSTEM = api.register(
     api.System(
         slug="percentile",
+        sheet_model=models.PercentileSheet,
         label="Percentile (open-ended d100, plot points)",
         rules=rules_module,
         roll_kinds=tuple(rolls.KINDS),

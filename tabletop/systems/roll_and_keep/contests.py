@@ -33,6 +33,7 @@ from tabletop.systems.api import (
     whole,
 )
 from tabletop.systems.roll_and_keep import panels as contest_panel
+from tabletop.systems.roll_and_keep.models import RollAndKeepSheet
 
 # --- roll_and_keep: directly and indirectly opposed, extended ------------------------------------
 
@@ -320,9 +321,11 @@ def contest_roll(
     if not 0 <= index < len(item["sides"]):
         raise ValidationError("There is no such side.")
     rolling = item["sides"][index]
-    character = Character.objects.filter(
-        pk=rolling["character_id"], campaign=scene.campaign
-    ).first()
+    character = (
+        RollAndKeepSheet.objects.filter(campaign=scene.campaign)
+        .filter(pk=rolling["character_id"])
+        .first()
+    )
     if character is None:
         raise ValidationError("That character is no longer in this campaign.")
     require_player(scene, actor, character)

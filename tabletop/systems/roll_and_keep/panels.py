@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from rules import roll_and_keep as rak
-from tabletop.systems.api import Character, ProcedurePanel, percent, procedure_state
+from tabletop.systems.api import ProcedurePanel, percent, procedure_state
+from tabletop.systems.roll_and_keep.models import RollAndKeepSheet
 
 NAME = "contests"
 
@@ -106,7 +107,9 @@ def _view(item: dict[str, Any], owners: dict[int, int], ruleset: Any) -> dict[st
 def context(scene: Any, viewer: Any) -> dict[str, Any]:
     state = state_of(scene)
     ruleset = scene.campaign.effective_ruleset()
-    characters = list(Character.objects.filter(campaign=scene.campaign).order_by("kind", "name"))
+    characters = list(
+        RollAndKeepSheet.objects.filter(campaign=scene.campaign).order_by("kind", "name")
+    )
     owners = {c.pk: c.owner_id for c in characters}
     items = [
         _view(item, owners, ruleset)

@@ -7,6 +7,7 @@ from tabletop.systems.roll_and_keep import (
     contests,
     demo,
     events,
+    models,
     panels,
     rollables,
     rolls,
@@ -17,6 +18,7 @@ from tabletop.systems.roll_and_keep import (
 SYSTEM = api.register(
     api.System(
         slug="roll_and_keep",
+        sheet_model=models.RollAndKeepSheet,
         label="Roll and Keep (d10 pools, mana)",
         rules=rules_module,
         roll_kinds=tuple(rolls.KINDS),

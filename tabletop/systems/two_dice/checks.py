@@ -45,6 +45,7 @@ from tabletop.systems.api import (
     turns_state,
     whole,
 )
+from tabletop.systems.two_dice.models import TwoDiceSheet
 from tabletop.systems.two_dice.panels import pending_of, window_open
 from tabletop.systems.two_dice.resources import pay_from_sheet
 from tabletop.systems.two_dice.rolls import BAND_LABELS as TWO_DICE_BANDS
@@ -326,7 +327,7 @@ def _rolled_by(
     if raw is None:
         raise ValidationError("That check is not waiting any more.")
     if scene.campaign.gm_id != actor.pk:
-        character = Character.objects.filter(pk=raw["character_id"]).first()
+        character = TwoDiceSheet.objects.filter(pk=raw["character_id"]).first()
         if character is None or character.owner_id != actor.pk:
             raise PermissionDenied("Only the acting player or the GM rolls this check.")
         if window_open(raw, now):
@@ -358,7 +359,7 @@ def _roll(
         ],
         "declared": raw["seq"],
     }
-    character = Character.objects.filter(pk=raw["character_id"]).first()
+    character = TwoDiceSheet.objects.filter(pk=raw["character_id"]).first()
     name = names.get(pending.actor, pending.actor)
     if result.targets:
         summary = "; ".join(

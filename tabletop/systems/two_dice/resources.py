@@ -19,6 +19,7 @@ from tabletop.systems.api import (
     save_if_as_read,
     save_together,
 )
+from tabletop.systems.two_dice.models import TwoDiceSheet
 
 
 def pay_from_sheet(
@@ -33,7 +34,8 @@ def pay_from_sheet(
         # The sheet as the roll read it pays, in the statement that saves the card, if its row
         # is still that sheet; else the row is locked and pays as it is now.
         as_read = {
-            f.attname: getattr(character, f.attname) for f in Character._meta.concrete_fields
+            f.attname: getattr(character, f.attname)
+            for f in TwoDiceSheet._meta.local_concrete_fields
         }
         paid, resources = _payment(as_read["resources"], resource, amount)
         event.public["paid_from_sheet"] = paid
@@ -44,7 +46,7 @@ def pay_from_sheet(
             return paid
     paid, rows = 0, []
     if character is not None and amount > 0:
-        locked = api.character_locked(character.pk)
+        locked = api.character_locked(TwoDiceSheet, character.pk)
         if locked is None:
             raise Character.DoesNotExist(f"No character {character.pk} to pay from.")
         if event is not None:

@@ -7,6 +7,7 @@ from tabletop.systems.two_dice import (
     checks,
     demo,
     events,
+    models,
     panels,
     rollables,
     rolls,
@@ -17,6 +18,7 @@ from tabletop.systems.two_dice import (
 SYSTEM = api.register(
     api.System(
         slug="two_dice",
+        sheet_model=models.TwoDiceSheet,
         label="Two Dice (2d6 + attribute, resources)",
         rules=rules_module,
         roll_kinds=tuple(rolls.KINDS),

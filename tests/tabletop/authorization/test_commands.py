@@ -18,6 +18,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from rules.core import RulesError
+from tabletop import systems
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.models import Scene, SceneEvent
@@ -261,7 +262,9 @@ def test_every_command_has_a_rule():
 
 def _state() -> tuple:
     currencies = tuple(
-        Character.objects.order_by("pk").values_list("bennies", "plot_points", "hits")
+        (system.slug, *system.sheet_model.objects.order_by("pk").values_list(*fields))
+        for system in systems.all_systems()
+        if (fields := [c.field for c in system.currencies])
     )
     events = tuple(SceneEvent.objects.order_by("pk").values_list("pk", "public"))
     procedures = tuple(Scene.objects.order_by("pk").values_list("state", flat=True))

@@ -116,7 +116,7 @@ CASES: dict[str, Case] = {
         GM_ONLY,
         method="post",
         data={"mode": "set", "bennies": "7"},
-        effect=lambda w: Character.objects.get(pk=w.character.pk).bennies,
+        effect=lambda w: Character.objects.get(pk=w.character.pk).sheet.bennies,
     ),
     "scenes:list": Case(lambda w: reverse("scenes:list", args=[w.table.campaign.pk]), members()),
     "scenes:detail": Case(lambda w: reverse("scenes:detail", args=[w.table.scene.pk]), members()),

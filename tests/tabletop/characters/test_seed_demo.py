@@ -51,23 +51,23 @@ def test_seed_demo_creates_the_demo_table(django_user_model):
 
 def test_seed_demo_sheets_follow_the_seeds():
     seed()
-    sable = Character.objects.get(name="Sable")
+    sable = Character.objects.get(name="Sable").sheet
     assert sable.mana["Black"] == 3 and sable.mana["Blue"] == 2
     assert {"name": "Deceit", "attribute": "Cunning"} in sable.specialities
     assert {"name": "Artifice", "attribute": "Intelligence"} in sable.specialities
 
-    kestrel = Character.objects.get(name="Kestrel")
+    kestrel = Character.objects.get(name="Kestrel").sheet
     assert {"name": "Weapon", "value": 2, "specialisation": "Sword"} in kestrel.skills
     assert kestrel.bennies > 0
     assert Character.objects.filter(campaign__system="conductor", kind="foe").count() == 2
 
-    tomalfson = Character.objects.get(name="Tomalfson")
+    tomalfson = Character.objects.get(name="Tomalfson").sheet
     assert (tomalfson.quickness, tomalfson.mv, tomalfson.total_penalty) == (-9, 26, -65)
     assert (tomalfson.plot_points, tomalfson.plot_points_total) == (3, 3)
 
-    tamsin = Character.objects.get(name="Tamsin Reed")
+    tamsin = Character.objects.get(name="Tamsin Reed").sheet
     assert set(tamsin.resources) == {"Health", "Stamina", "Focus", "Resolve"}
-    assert Character.objects.get(name="Mira Vell").training_perks["Knowledge"] == 2
+    assert Character.objects.get(name="Mira Vell").sheet.training_perks["Knowledge"] == 2
 
 
 def test_seed_demo_is_idempotent(django_user_model):

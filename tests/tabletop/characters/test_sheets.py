@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabletop.characters.models import Character
+from tabletop.characters.models import sheet_model
 from tabletop.characters.sheets import currency_stats, sheet_sections, spec_for
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +53,7 @@ def test_ruleset_overrides_reach_the_sheet(make_campaign):
 
 def test_sections_and_currencies_read_the_character(make_campaign, alice):
     campaign = make_campaign("percentile")
-    character = Character(
+    character = sheet_model(campaign.system)(
         campaign=campaign,
         owner=alice,
         name="Tomalfson",

@@ -226,7 +226,7 @@ def test_rows_saved_together_are_one_statement_on_postgresql_and_all_or_nothing(
         save_together((hero, ["resources"]), (scene, ["state"]))
     updates = [q for q in queries.captured_queries if "UPDATE" in q["sql"]]
     assert len(updates) == (1 if connection.vendor == "postgresql" else 2)
-    assert Character.objects.get(pk=hero.pk).resources == {"Focus": {"current": 2, "max": 5}}
+    assert Character.objects.get(pk=hero.pk).sheet.resources == {"Focus": {"current": 2, "max": 5}}
     assert Scene.objects.get(pk=scene.pk).state == {"turns": {"round": 2}}
 
     gone = Character.objects.create(campaign=table.campaign, owner=table.bob, name="Gone")
@@ -234,7 +234,7 @@ def test_rows_saved_together_are_one_statement_on_postgresql_and_all_or_nothing(
     hero.resources = {}
     with pytest.raises(DatabaseError, match="did not affect any rows"), transaction.atomic():
         save_together((hero, ["resources"]), (gone, ["name"]))
-    assert Character.objects.get(pk=hero.pk).resources == {"Focus": {"current": 2, "max": 5}}
+    assert Character.objects.get(pk=hero.pk).sheet.resources == {"Focus": {"current": 2, "max": 5}}
 
 
 @pytest.mark.django_db(transaction=True)  # outside any transaction, as a command starts
@@ -242,6 +242,7 @@ def test_a_row_read_written_once_gives_the_orms_row_and_nothing_else():
     from django.db import transaction
 
     from tabletop.characters.models import Character
+    from tabletop.systems.two_dice.models import TwoDiceSheet
 
     table = make_table(system="two_dice")
     hero, _troll = mira_and_troll(
@@ -249,13 +250,16 @@ def test_a_row_read_written_once_gives_the_orms_row_and_nothing_else():
     )
     elsewhere = Campaign.objects.create(name="Elsewhere", system="two_dice", gm=table.gm)
 
-    read = selectors.character_in_campaign(hero.pk, table.campaign.pk)
-    assert _fields(read) == _fields(Character.objects.get(pk=hero.pk))  # JSON decoded
+    sheet = TwoDiceSheet  # the character's row and its sheet's, joined
+    read = selectors.character_in_campaign(sheet, hero.pk, table.campaign.pk)
+    assert type(read) is sheet
+    assert _fields(read) == _fields(Character.objects.get(pk=hero.pk).sheet)  # JSON decoded
+    assert read.resources == {"Focus": {"current": 4, "max": 5}} and read.name == "Mira"
     assert not read._state.adding
-    assert selectors.character_in_campaign(hero.pk, elsewhere.pk) is None
-    assert selectors.character_in_campaign(hero.pk + 999, table.campaign.pk) is None
-    assert selectors.character_in_campaign(2**70, table.campaign.pk) is None
+    assert selectors.character_in_campaign(sheet, hero.pk, elsewhere.pk) is None
+    assert selectors.character_in_campaign(sheet, hero.pk + 999, table.campaign.pk) is None
+    assert selectors.character_in_campaign(sheet, 2**70, table.campaign.pk) is None
     with transaction.atomic():
-        assert _fields(selectors.character_locked(hero.pk)) == _fields(read)
+        assert _fields(selectors.character_locked(sheet, hero.pk)) == _fields(read)
     with pytest.raises(AssertionError, match="needs a transaction"):
-        selectors.character_locked(hero.pk)
+        selectors.character_locked(sheet, hero.pk)

@@ -241,11 +241,11 @@ def test_a_check_whose_sheet_changed_since_it_was_read_pays_from_the_row_as_it_i
         table, attributes={"Wits": 2}, resources={"Focus": {"current": 5, "max": 5}}
     )
     # The GM spends Focus elsewhere between the roll's read and its payment.
-    Character.objects.filter(pk=ayla.pk).update(resources={"Focus": {"current": 1, "max": 5}})
+    type(ayla).objects.filter(pk=ayla.pk).update(resources={"Focus": {"current": 1, "max": 5}})
     event = actions.roll_make(
         scene=table.scene, actor=table.alice, roll_kind="two_dice", character=ayla, data=CHECK
     )
     assert ayla.resources["Focus"]["current"] == 5  # the command's copy is left as it was
-    fresh = Character.objects.get(pk=ayla.pk)
+    fresh = Character.objects.get(pk=ayla.pk).sheet
     event.refresh_from_db()
     assert fresh.resources["Focus"]["current"] == 0 and event.public["paid_from_sheet"] == 1

@@ -182,7 +182,6 @@ def test_fragments_print_numbers_as_the_locale_would(is_gm):
         owner=table.bob,
         name="Big numbers",
         resources={"Focus": {"current": 123456, "max": 1234567}},
-        bennies=1000,
     )
     ctx = panel_context(table.scene, Viewer(table.gm.pk if is_gm else None, is_gm))
     for name in ("scenes/_party.html", "scenes/_dashboard.html"):

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from tabletop import systems
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, sheet_joins
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,8 @@ PANEL_DEFAULTS = {
 @pytest.fixture
 def demo_characters():
     call_command("seed_demo", stdout=StringIO())
-    return list(Character.objects.select_related("campaign").order_by("pk"))
+    found = Character.objects.select_related("campaign", *sheet_joins(character="")).order_by("pk")
+    return [character.sheet for character in found]
 
 
 def test_every_system_declares_its_rollables():

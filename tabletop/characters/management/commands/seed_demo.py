@@ -106,7 +106,7 @@ class Command(BaseCommand):
 
     def _character(self, campaign: Campaign, users: dict[str, Any], data: dict[str, Any]) -> None:
         owner = users[data["owner"]]
-        if Character.objects.filter(campaign=campaign, owner=owner, name=data["name"]).exists():
+        if Character.objects.of_campaign(campaign).filter(owner=owner, name=data["name"]).exists():
             return
         character = character_create(
             campaign=campaign,

@@ -5,12 +5,12 @@ three dice for a challenge check, four for the op check, plus the perks)."""
 from __future__ import annotations
 
 from rules import annulus
-from tabletop.characters.models import Character
+from tabletop.systems.annulus.models import AnnulusSheet
 from tabletop.systems.annulus.rollables import rollables
 
 
-def _mira() -> Character:
-    return Character(name="Mira", training_perks={"Knowledge": 2, "Finesse": 1})
+def _mira() -> AnnulusSheet:
+    return AnnulusSheet(name="Mira", training_perks={"Knowledge": 2, "Finesse": 1})
 
 
 def test_a_challenge_and_an_op_check_for_each_type_with_its_training_dice():
@@ -39,7 +39,7 @@ def test_the_campaign_s_challenge_types_and_dice():
     ruleset = annulus.validate_ruleset(
         {"challenge_types": ["Knowledge", "Arcana"], "challenge_check_dice": 2}
     )
-    found = rollables(Character(name="Mira", training_perks={"Arcana": 3}), ruleset)
+    found = rollables(AnnulusSheet(name="Mira", training_perks={"Arcana": 3}), ruleset)
     assert [(r.label, r.note) for r in found if r.section == "Challenge checks"] == [
         ("Knowledge", "2d6"),
         ("Arcana", "5d6"),

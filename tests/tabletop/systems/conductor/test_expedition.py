@@ -45,7 +45,7 @@ def state(table) -> conductor.Expedition:
 
 
 def lasting(*characters) -> list[int]:
-    return [Character.objects.get(pk=c.pk).lasting_hits for c in characters]
+    return [Character.objects.get(pk=c.pk).sheet.lasting_hits for c in characters]
 
 
 @pytest.fixture

@@ -5,12 +5,12 @@ and Poison skills' own rolls (seed 002)."""
 from __future__ import annotations
 
 from rules import conductor
-from tabletop.characters.models import Character
+from tabletop.systems.conductor.models import ConductorSheet
 from tabletop.systems.conductor.rollables import rollables
 
 
-def _mira() -> Character:
-    return Character(
+def _mira() -> ConductorSheet:
+    return ConductorSheet(
         name="Mira",
         skills=[
             {"name": "Weapon", "specialisation": "Sword", "value": 2},
@@ -67,7 +67,7 @@ def test_each_skill_as_a_standard_roll_and_an_attack():
 
 
 def test_poison_has_its_roll_and_a_sheet_without_skills_has_none():
-    brewer = Character(name="Brannoc", skills=[{"name": "Poison", "value": 2}])
+    brewer = ConductorSheet(name="Brannoc", skills=[{"name": "Poison", "value": 2}])
     found = rollables(brewer, conductor.validate_ruleset(None))
     assert [r.name for r in found] == [
         "Roll Poison (2)",
@@ -75,4 +75,5 @@ def test_poison_has_its_roll_and_a_sheet_without_skills_has_none():
         "Brew with Poison (3d6)",
     ]
     assert found[-1].roll_kind == "conductor_poison"
-    assert rollables(Character(name="Nobody", skills=[]), conductor.validate_ruleset(None)) == []
+    nobody = ConductorSheet(name="Nobody", skills=[])
+    assert rollables(nobody, conductor.validate_ruleset(None)) == []

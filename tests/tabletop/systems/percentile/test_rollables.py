@@ -5,13 +5,13 @@ it (seed 004). The perception roll is the GM's secret roll: not a button of the 
 from __future__ import annotations
 
 from rules import percentile
-from tabletop.characters.models import Character
+from tabletop.systems.percentile.models import PercentileSheet
 from tabletop.systems.percentile.rollables import rollables
 
 
 def test_each_skill_as_a_maneuver_and_running_with_quickness():
     # The seed's running example: Quickness -9, Total Penalty -65, MV 26.
-    tomalfson = Character(
+    tomalfson = PercentileSheet(
         name="Tomalfson",
         quickness=-9,
         total_penalty=-65,
@@ -35,7 +35,7 @@ def test_each_skill_as_a_maneuver_and_running_with_quickness():
 
 
 def test_running_uses_the_running_skill_when_the_sheet_has_it():
-    ilsa = Character(
+    ilsa = PercentileSheet(
         name="Ilsa",
         quickness=12,
         total_penalty=-5,

@@ -7,12 +7,12 @@ example (Black 3, Blue 2) must come out: lie (Cunning + Deceit) keeps 4, enchant
 from __future__ import annotations
 
 from rules import roll_and_keep
-from tabletop.characters.models import Character
+from tabletop.systems.roll_and_keep.models import RollAndKeepSheet
 from tabletop.systems.roll_and_keep.rollables import rollables
 
 
-def _seed_example() -> Character:
-    return Character(
+def _seed_example() -> RollAndKeepSheet:
+    return RollAndKeepSheet(
         name="Sable",
         attributes={"Cunning": 4, "Intelligence": 3, "Strength": 2, "Endurance": 3, "Charisma": 0},
         mana={"Black": 3, "Blue": 2},

@@ -13,7 +13,7 @@ from tests.tabletop.systems.two_dice.tables import start, two_dice_table
 
 
 def current(character, resource: str) -> int:
-    return Character.objects.get(pk=character.pk).resources[resource]["current"]
+    return Character.objects.get(pk=character.pk).sheet.resources[resource]["current"]
 
 
 def check(table, character, *, difficulty="Normal", resource="Stamina", mode="public"):

@@ -6,13 +6,13 @@ Resolve (Presence, Might))."""
 from __future__ import annotations
 
 from rules import two_dice
-from tabletop.characters.models import Character
+from tabletop.systems.two_dice.models import TwoDiceSheet
 from tabletop.systems.two_dice.rollables import rollables
 
 
-def _tamsin(**current: int) -> Character:
+def _tamsin(**current: int) -> TwoDiceSheet:
     points = {"Health": 5, "Stamina": 6, "Focus": 5, "Resolve": 3, **current}
-    return Character(
+    return TwoDiceSheet(
         name="Tamsin",
         attributes={"Might": 5, "Agility": 8, "Wits": 7, "Presence": -2},
         resources={name: {"current": n, "max": 6} for name, n in points.items()},
