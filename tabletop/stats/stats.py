@@ -234,7 +234,7 @@ class KindStats:
     fitted: int  # those with stored odds: in the test and the luck index
     rows: list[BandRow]
     fit: Fit | None
-    luck: float | None
+    luck_index: float | None
     luck_range: tuple[float, float] | None
     notes: list[str] = field(default_factory=list)
     chart_id: str = ""
@@ -274,7 +274,7 @@ class KindStats:
 
     @property
     def luck_text(self) -> str:
-        return "" if self.luck is None else f"{self.luck:.0f}"
+        return "" if self.luck_index is None else f"{self.luck_index:.0f}"
 
     @property
     def luck_range_text(self) -> str:
@@ -286,12 +286,12 @@ class KindStats:
     @property
     def luck_note(self) -> str:
         """What the luck index says when fair dice seldom give it (outside the 95% range)."""
-        if self.luck is None or self.luck_range is None:
+        if self.luck_index is None or self.luck_range is None:
             return ""
         low, high = self.luck_range
-        if self.luck > high:
+        if self.luck_index > high:
             return f"Luckier than fair dice usually are ({self.luck_range_text})."
-        if self.luck < low:
+        if self.luck_index < low:
             return f"Unluckier than fair dice usually are ({self.luck_range_text})."
         return ""
 
@@ -336,7 +336,7 @@ def kind_stats(
         fitted=len(fitted),
         rows=rows,
         fit=goodness_of_fit(fitted),
-        luck=None if luck is None else float(luck),
+        luck_index=None if luck is None else float(luck),
         luck_range=luck_range(fitted),
         chart_id=chart_id,
     )

@@ -29,8 +29,9 @@ The names, by what a system does with them:
   (``record_event``, ``record_roll``, ``reveal_event``, ``note_sheet``); spends (``pay``,
   ``amend``, ``require_latest_roll``, ``is_latest_roll``, ``lock_roll``); who may act
   (``require_open``, ``require_player``, ``campaign_character``, ``character_for_roll``,
-  ``character_locked(model, pk)``, its sheet model's row locked); form values (``whole``,
-  ``sheet_int``, ``form_list``); the dice (``game_dice``); ``canonical_json``.
+  ``character_locked``: ``character_locked(model, pk)``, a sheet model's row locked); form
+  values (``whole``, ``sheet_int``, ``form_list``); the dice (``game_dice``);
+  ``canonical_json``.
 - **Its procedure panels**: ``ProcedurePanel``; the turn tracker's (``turns_state``,
   ``require_started``, ``close_pending``, ``TurnExtras``, ``TURNS_PANEL``,
   ``turn_participant_id``).

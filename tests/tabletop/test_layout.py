@@ -128,16 +128,22 @@ def test_each_system_is_a_django_app_of_its_own_listed_in_one_setting():
 
 
 def test_a_system_s_static_files_live_in_its_app():
+    from django.apps import apps
     from django.contrib.staticfiles import finders
 
     from tabletop import systems
 
     owned = {s.slug: (*s.stylesheets, *s.scripts) for s in systems.all_systems()}
     for slug, paths in owned.items():
+        # The app the system is (its label is its slug): the five's under SYSTEMS, the
+        # tests' sixth under tests/.
+        static = Path(apps.get_app_config(slug).path) / "static"
+        if slug in SYSTEM_SLUGS:
+            assert static == SYSTEMS / slug / "static"
         for path in paths:
             assert path.startswith(f"systems/{slug}/"), path
             found = finders.find(path)
-            assert found and found.startswith(str(SYSTEMS / slug / "static")), (path, found)
+            assert found and found.startswith(str(static)), (path, found)
     # No system's files are left among the generic ones.
     generic = Path(__file__).resolve().parents[2] / "static"
     assert not (generic / "systems").exists()

@@ -256,7 +256,9 @@ def test_every_command_has_a_rule():
     # The turn tracker's, contests' and maneuver tracker's rows (and their matrix test) live in
     # tests/tabletop/scenes/test_procedures_authorization.py.
     covered = {name.split(" ")[0] for name in RULES} | set(PROCEDURE_RULES)
-    assert set(actions.COMMANDS) - covered == set(), "commands without an authorization rule"
+    # The tests' sixth system (tests/tabletop/systems/sixth) proves its own command's rules.
+    ours = {n for n, c in actions.COMMANDS.items() if not c.action.__module__.startswith("tests.")}
+    assert ours - covered == set(), "commands without an authorization rule"
     assert covered - set(actions.COMMANDS) == set(), "rules for commands that no longer exist"
 
 

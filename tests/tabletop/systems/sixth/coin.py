@@ -1,23 +1,42 @@
-"""A sixth game system, "coin", defined entirely here: its rules (a coin toss), one roll kind,
-one card template, one procedure panel. Registering it touches no generic code."""
+"""The coin system's rules and its web side: a coin toss (the call wins or loses), its odds, the
+tally panel, luck spent to toss again, and the Sheet tool's rollable. It uses the project only
+through the plugin API, as a system under tabletop/systems/ does."""
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
-from rules.core import Rng, RulesError
-from tabletop.characters.sheets import SheetSpec
-from tabletop.scenes.models import SceneEvent
-from tabletop.scenes.procedures import ProcedurePanel
-from tabletop.scenes.rollkinds import RollKind, RollOutcome, odds_rows
-from tabletop.systems import System
+from django.core.exceptions import PermissionDenied, ValidationError
 
-TEMPLATES = Path(__file__).parent / "templates"
+from rules.core import Rng, RulesError
+from tabletop.systems.api import (
+    GM,
+    NPC,
+    PC,
+    Audience,
+    Currency,
+    Rollable,
+    RollOutcome,
+    Scene,
+    SceneEvent,
+    SheetSpec,
+    amend,
+    game_dice,
+    lock_roll,
+    odds_rows,
+    pay,
+    record_event,
+    require_latest_roll,
+    roll_data,
+    scene_action,
+)
+
 FACES = ("heads", "tails")
 DEFAULT_RULESET: dict[str, Any] = {"calls": True}
+
+#: The GM hands out luck from the dashboard; a player spends one to toss their call again.
+LUCK = Currency("luck", "Luck", "luck", "luck", players_only=True, gm_steps=True)
 
 
 # --- the rules (what a rules/ module would hold) ---------------------------------------------
@@ -33,14 +52,10 @@ def toss(*, rng: Rng) -> str:
     return FACES[rng.randint(1, 2) - 1]
 
 
-# --- the web side (what tabletop/systems/coin/ would hold) -----------------------------------
+# --- the web side -----------------------------------------------------------------------------
 
 
-def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Rng) -> RollOutcome:
-    face = toss(rng=rng)
-    called = str(data.get("call") or "heads")
-    if called not in FACES:
-        raise RulesError("Call heads or tails.")
+def _outcome(face: str, called: str) -> RollOutcome:
     won = face == called
     return RollOutcome(
         title=f"A coin toss, {called} called",
@@ -48,6 +63,13 @@ def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Rng) -> Rol
         detail={"face": face, "called": called},
         outcome="success" if won else "failure",
     )
+
+
+def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Rng) -> RollOutcome:
+    called = str(data.get("call") or (character.favours if character is not None else "heads"))
+    if called not in FACES:
+        raise RulesError("Call heads or tails.")
+    return _outcome(toss(rng=rng), called)
 
 
 def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
@@ -60,28 +82,78 @@ def tally(scene: Any, viewer: Any) -> dict[str, Any]:
     return {"tosses": seen.count()}
 
 
-SYSTEM = System(
-    slug="coin",
-    label="Coin (one toss)",
-    rules=sys.modules[__name__],  # this module is the system's rules
-    roll_kinds=(
-        RollKind(
-            name="coin_flip",
-            label="Toss a coin",
-            card="systems/coin/rolls/flip.html",
-            form="systems/coin/forms/flip.html",
-            roll=roll,
-            odds=odds,
-            stale=frozenset({"coin_tally"}),
-        ),
-    ),
-    panels=(
-        ProcedurePanel(
-            name="coin_tally",
-            label="Tosses",
-            template="systems/coin/panels/tally.html",
-            context=tally,
-        ),
-    ),
-    sheet=lambda ruleset: SheetSpec(system="coin"),
-)
+def sheet(ruleset: Any) -> SheetSpec:
+    return SheetSpec(system="coin", currencies=(LUCK.field,))
+
+
+def demo(spec: SheetSpec) -> list[dict[str, Any]]:
+    """(owner, name, kind, sheet, currencies) for each demo character."""
+    return [
+        {"owner": "alice", "name": "Wren", "kind": PC, "sheet": {}, "currencies": {"luck": 2}},
+        {"owner": "bob", "name": "Kit", "kind": PC, "sheet": {}, "currencies": {"luck": 1}},
+        {"owner": GM, "name": "The Ferryman", "kind": NPC, "sheet": {"notes": "Takes a coin."}},
+    ]
+
+
+def rollables(character: Any, ruleset: Any) -> list[Rollable]:
+    """The Sheet tool's button: a toss with the face the character favours called."""
+    return [
+        Rollable(
+            section="Tosses",
+            label=f"a coin, {character.favours} called",
+            value=str(character.luck),
+            roll_kind="coin_flip",
+            fields={"call": character.favours},
+            verb="Toss",
+            note="luck left",
+        )
+    ]
+
+
+@scene_action(system="coin", what="Luck", locks=False)
+def luck_spend(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
+    """Spend one luck on the character's latest toss the table sees: the coin is tossed again
+    for the same call, and the card shows the new face."""
+    toss_event = lock_roll(scene, seq, "Luck")
+    data = roll_data(toss_event)
+    if data.get("roll_kind") != "coin_flip":
+        raise ValidationError("Luck goes on coin tosses.")
+    character = toss_event.character
+    if character is None:
+        raise ValidationError("Only a character's toss takes luck.")
+    if character.owner_id != actor.pk:
+        raise PermissionDenied("Only the character's player spends their luck.")
+    require_latest_roll(toss_event)
+    pay(character, LUCK.field, 1, "luck")  # refused with none left, before any toss
+    called = str(data.get("result", {}).get("called", "heads"))
+    outcome = _outcome(toss(rng=game_dice(rng)), called)
+    amend(toss_event, outcome, {"by": actor.get_username(), "text": "luck: tossed again"})
+    return record_event(
+        scene=scene,
+        kind="luck",
+        actor=actor,
+        character=character,
+        parent=toss_event,
+        public={
+            "who": actor.get_username(),
+            "character": character.name,
+            "seq": toss_event.seq,
+            "summary": outcome.summary,
+        },
+    )
+
+
+def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:
+    """A toss seen by the whole table offers its character's player a luck spend while they
+    have luck (the page shows it to that player only; the action decides)."""
+    in_open = event.audience == Audience.EVERYONE or event.revealed_at is not None
+    if event.kind != "roll" or not in_open or event.character_id is None:
+        return {}
+    character = event.character.sheet
+    if not character.luck:
+        return {}
+    return {
+        "template": "systems/coin/card_spends.html",
+        "luck_for": character.owner_id,
+        "luck_have": character.luck,
+    }

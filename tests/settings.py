@@ -1,0 +1,8 @@
+"""The test run's settings: the project's, plus the sixth game system that lives under tests/
+(tests/tabletop/systems/sixth, "coin"), installed as any system's app is, to prove a system
+with its own sheet, currency, stylesheet and rollable needs no change to generic code."""
+
+from tabletop.settings import *  # noqa: F403
+from tabletop.settings import INSTALLED_APPS
+
+INSTALLED_APPS = [*INSTALLED_APPS, "tests.tabletop.systems.sixth"]
