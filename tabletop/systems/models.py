@@ -10,7 +10,9 @@ and ``System.currencies``, never by name.
 
 from __future__ import annotations
 
-from django.db import models
+from typing import Any
+
+from django.db import migrations, models
 
 from tabletop.characters.models import Character
 
@@ -26,4 +28,32 @@ def sheet_link(related_name: str) -> models.OneToOneField:
     )
 
 
-__all__ = ["Character", "models", "sheet_link"]
+def sheet_from_character(slug: str, model_name: str) -> migrations.RunPython:
+    """The step of a system's first migration that fills its sheet table from what its
+    campaigns' characters held on ``Character`` (carried in ``moving`` by characters 0002,
+    run before characters 0003 drops it), and backwards empties the table into ``moving`` again.
+    On the migration's historical models only: one sheet row per character of a ``slug``
+    campaign, with the fields it held (the model's defaults for any it did not)."""
+
+    def own_fields(sheet: Any) -> list[str]:
+        return [f.name for f in sheet._meta.local_concrete_fields if f.name != "character"]
+
+    def unpack(apps: Any, schema_editor: Any) -> None:
+        character = apps.get_model("characters", "Character")
+        sheet = apps.get_model(slug, model_name)
+        own = own_fields(sheet)
+        rows = character.objects.filter(campaign__system=slug).values_list("pk", "moving")
+        for pk, moving in rows.iterator():
+            values = {name: moving[name] for name in own if name in (moving or {})}
+            sheet(character_id=pk, **values).save_base(raw=True, force_insert=True)
+
+    def pack(apps: Any, schema_editor: Any) -> None:
+        character = apps.get_model("characters", "Character")
+        sheet = apps.get_model(slug, model_name)
+        for row in sheet.objects.values("character_id", *own_fields(sheet)).iterator():
+            character.objects.filter(pk=row.pop("character_id")).update(moving=row)
+
+    return migrations.RunPython(unpack, pack)
+
+
+__all__ = ["Character", "models", "sheet_from_character", "sheet_link"]

@@ -4,29 +4,7 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-SLUG = "two_dice"
-
-
-def unpack(apps, schema_editor):
-    """One sheet row per character of a two_dice campaign, with the fields it held."""
-    Character = apps.get_model("characters", "Character")
-    Sheet = apps.get_model(SLUG, "TwoDiceSheet")
-    own = [f.name for f in Sheet._meta.local_concrete_fields if f.name != "character"]
-    for pk, moving in (
-        Character.objects.filter(campaign__system=SLUG).values_list("pk", "moving").iterator()
-    ):
-        values = {name: moving[name] for name in own if name in (moving or {})}
-        Sheet(character_id=pk, **values).save_base(raw=True, force_insert=True)
-
-
-def pack(apps, schema_editor):
-    """Each sheet row's fields back onto its character's ``moving``."""
-    Character = apps.get_model("characters", "Character")
-    Sheet = apps.get_model(SLUG, "TwoDiceSheet")
-    own = [f.name for f in Sheet._meta.local_concrete_fields if f.name != "character"]
-    for row in Sheet.objects.values("character_id", *own).iterator():
-        pk = row.pop("character_id")
-        Character.objects.filter(pk=pk).update(moving=row)
+from tabletop.systems.models import sheet_from_character
 
 
 class Migration(migrations.Migration):
@@ -58,5 +36,5 @@ class Migration(migrations.Migration):
             ],
             bases=("characters.character",),
         ),
-        migrations.RunPython(unpack, pack),
+        sheet_from_character("two_dice", "TwoDiceSheet"),
     ]
