@@ -50,7 +50,9 @@ class RollKind:
     #: Why rolls of this kind never store odds (the statistics page says so): "their odds
     #: depend on the other side's roll". Empty for kinds whose rolls do.
     no_odds: str = ""
-    targets_foe: bool = False  # the panel may pick a foe, whose difficulty the roll is against
+    #: A roll the panel may make against a foe it picks: against(foe) -> the fields the foe
+    #: sets (its difficulty, as its system's sheet keeps it). None: no foe.
+    against: Callable[[Any], dict[str, Any]] | None = None
     on_panel: bool = True  # False: rolled by a procedure only (the GM's perception roll)
     #: What a roll of this kind sets going at the table once everyone may see it (a foe that
     #: strikes back): consequences(event=, rng=). Public rolls run it at once; a hidden roll's

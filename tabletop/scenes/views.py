@@ -120,9 +120,9 @@ def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
             )
         data = request.GET.dict()
         try:
-            if kind.targets_foe and data.get("foe"):
+            if kind.against is not None and data.get("foe"):
                 foe = actions.foe_for(scene, data["foe"])
-                data.update(difficulty=foe.difficulty, foe_name=foe.name)
+                data.update(kind.against(foe), foe_name=foe.name)
             context["odds"] = kind.odds(
                 data=data,
                 character=character,

@@ -122,9 +122,9 @@ def roll_make(
     foe = foe.sheet if foe is not None else None
     data = dict(data or {})
     if foe is not None:
-        if not kind.targets_foe:
+        if kind.against is None:
             raise ValidationError(f"A {kind.label.lower()} is not made against a foe.")
-        data.update(difficulty=foe.difficulty, foe_name=foe.name)
+        data.update(kind.against(foe), foe_name=foe.name)
     rng = dice.game_dice(rng)
     ruleset = campaign.effective_ruleset()
     # Worked out once, now, from the same inputs as the roll: what the roller faced.
@@ -196,7 +196,7 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -
 def _foe(scene: Scene, user: Any, data: Any) -> Character | None:
     """The foe a roll panel picked, for the kinds made against a foe."""
     kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))
-    return foe_for(scene, data.get("foe")) if kind is not None and kind.targets_foe else None
+    return foe_for(scene, data.get("foe")) if kind is not None and kind.against else None
 
 
 COMMANDS = (

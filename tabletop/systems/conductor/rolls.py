@@ -31,6 +31,12 @@ from tabletop.systems.conductor import strike_back
 from tabletop.systems.conductor.models import ConductorSheet
 from tabletop.systems.conductor.strike_back import STATS_TOP, stats_hit_bands
 
+
+def foe_difficulty(foe: Any) -> dict[str, Any]:
+    """A roll against a foe is against its difficulty, a field of its sheet (seed 002)."""
+    return {"difficulty": foe.difficulty}
+
+
 #: This system's roll kinds, in the order its roll panels show them.
 KINDS: list[RollKind] = []
 
@@ -285,7 +291,7 @@ KINDS.append(
         odds=attack_odds,
         band_of=hits_landed,
         band_labels=HIT_LABELS,
-        targets_foe=True,
+        against=foe_difficulty,
     )
 )
 
@@ -472,7 +478,7 @@ KINDS.append(
         odds=heal_odds,
         band_of=hits_landed,
         band_labels=HIT_LABELS,
-        targets_foe=True,  # the foe that caused the harm sets the difficulty
+        against=foe_difficulty,  # the foe that caused the harm sets the difficulty
     )
 )
 KINDS.append(
