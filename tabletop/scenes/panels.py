@@ -28,6 +28,8 @@ from tabletop.scenes.rollkinds import kinds_for
 def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
     spec = spec_for(scene.campaign)
     declared = [c for c in currencies(spec) if not c.total_of]  # a total shows with its count
+    # What a roll against a foe is against (its difficulty...), as the system's kinds say it.
+    against = next((k.against for k in kinds_for(scene.campaign.system) if k.against), None)
     rows = []
     for character in characters:
         values = []
@@ -49,7 +51,14 @@ def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
             {"name": name, **(character.resources or {}).get(name, {"current": 0, "max": 0})}
             for name in spec.resources
         ]
-        rows.append({"character": character, "values": values, "resources": resources})
+        faced = (
+            against(character)
+            if against is not None and character.kind == Character.Kind.FOE
+            else {}
+        )
+        rows.append(
+            {"character": character, "values": values, "resources": resources, "against": faced}
+        )
     return rows
 
 

@@ -146,6 +146,10 @@ def test_the_gm_picks_any_character_and_each_mirrors_a_cell_of_the_gm_s_page():
     assert 'aria-label="Brew with Poison (3d6)"' in element(sheet, f"sheet-{brannoc.pk}")
     # A foe's numbers mirror the GM table's cells; a player character's, the party panel's.
     assert f"gm-table-{troll.pk}-hits" in _mirrors(sheet)
+    # The GM table says what a roll against the foe is against (RollKind.against).
+    row = element(page, "gm-table")
+    assert re.search(r"Cave troll <small class=\"muted\">Foe · difficulty 5</small>", row)
+    assert "Mira <small" in row and "Player character · difficulty" not in row
     for cell in _mirrors(sheet):
         assert f'id="{cell}"' in page, cell
 
