@@ -27,6 +27,7 @@ from tabletop.scenes.rollkinds import kinds_for
 
 def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
     spec = spec_for(scene.campaign)
+    system = systems.find(scene.campaign.system)
     declared = [c for c in currencies(spec) if not c.total_of]  # a total shows with its count
     # What a roll against a foe is against (its difficulty...), as the system's kinds say it.
     against = next((k.against for k in kinds_for(scene.campaign.system) if k.against), None)
@@ -47,18 +48,14 @@ def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
                     "steps": currency.gm_steps and (pc or not currency.players_only),
                 }
             )
-        resources = [
-            {"name": name, **(character.resources or {}).get(name, {"current": 0, "max": 0})}
-            for name in spec.resources
-        ]
+        # Its pools, each "current / max" (two_dice's resources), as its system reads them.
+        pools = system.pools(character, spec) if system is not None and system.pools else []
         faced = (
             against(character)
             if against is not None and character.kind == Character.Kind.FOE
             else {}
         )
-        rows.append(
-            {"character": character, "values": values, "resources": resources, "against": faced}
-        )
+        rows.append({"character": character, "values": values, "pools": pools, "against": faced})
     return rows
 
 

@@ -114,6 +114,9 @@ class System:
     order: the scene's Sheet tool draws each as a button that fills that roll's panel.
     ``currencies``: the ``Currency``s and harm its characters carry, in the order its tables
     show them: columns of its ``sheet_model``.
+    ``pools``: ``pools(character, spec) -> list[dict]`` its characters' pools, each
+    ``{"name", "current", "max"}`` (two_dice's resources), shown beside its currencies in the
+    party panel, the GM's table and the Sheet tool, if it has any.
     ``sheet_model``: the model its characters are kept as (its app's ``models.py``): a
     subclass of ``Character`` holding its sheet's fields, currencies and harm in its own
     table, one row per character, keyed to the character's row. None: plain ``Character``s.
@@ -144,6 +147,7 @@ class System:
     rollables: Callable[[Any, Mapping[str, Any]], list[Rollable]] | None = None
     currencies: tuple[Currency, ...] = ()
     sheet_model: type | None = None
+    pools: Callable[[Any, Any], list[dict[str, Any]]] | None = None
     dashboard: Callable[[Any], tuple[str, dict[str, Any]]] | None = None
     turns: Any = None
     read_die: Callable[[Mapping[str, Any]], DieReading] | None = None

@@ -25,3 +25,9 @@ def sheet(ruleset: Mapping[str, Any]) -> SheetSpec:
         attribute_range=(-5, 20),
         resources=links_from(ruleset.get("resources"), RESOURCES),
     )
+
+
+def pools(character: Any, spec: SheetSpec) -> list[dict[str, Any]]:
+    """The character's resources, each "current / max" (seed 003), in the ruleset's order."""
+    held = character.resources or {}
+    return [{"name": name, **held.get(name, {"current": 0, "max": 0})} for name in spec.resources]

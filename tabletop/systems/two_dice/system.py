@@ -27,6 +27,7 @@ SYSTEM = api.register(
         due=(checks.resolve_due,),
         turns=panels.TURN_EXTRAS,
         sheet=sheet.sheet,
+        pools=sheet.pools,
         settings_form=settings.TwoDiceSettingsForm,
         demo=demo.demo,
         rollables=rollables.rollables,
