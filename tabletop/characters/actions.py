@@ -88,11 +88,14 @@ def character_update(
             raise PermissionDenied("Only the GM changes what kind of character this is.")
         fields["kind"] = _clean_kind(kind)
     with transaction.atomic():
+        # Locked first, as every writer of a character takes its rows (the sheet's, then the
+        # character's): two writers never wait on each other in opposite orders.
+        locked = model_of(character).objects.select_for_update().get(pk=character.pk)
         for field, value in fields.items():
-            setattr(character, field, value)
+            setattr(locked, field, value)
         # Only the sheet's own columns: a concurrent spend of bennies must not be overwritten.
-        character.save(update_fields=[*fields, "updated_at"])
-    return character
+        locked.save(update_fields=[*fields, "updated_at"])
+    return locked
 
 
 def character_delete(*, character: Character, actor: AbstractBaseUser) -> None:

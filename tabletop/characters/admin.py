@@ -11,3 +11,7 @@ class CharacterAdmin(admin.ModelAdmin):
     list_select_related = ("campaign", "owner")
     raw_id_fields = ("campaign", "owner")
     readonly_fields = ("created_at", "updated_at")
+
+    def has_add_permission(self, request) -> bool:
+        # A character is made with its system's sheet row, by the app (character_create).
+        return False

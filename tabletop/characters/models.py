@@ -34,7 +34,7 @@ def _sheet_models() -> list[type[Character]]:
 
 
 def _accessor(model: type[Character]) -> str:
-    return model._meta.parents[Character].remote_field.related_name
+    return model._meta.parents[Character].remote_field.get_accessor_name()
 
 
 def sheet_joins(system: str | None = None, character: str = "character") -> tuple[str, ...]:
@@ -69,7 +69,10 @@ class CharacterQuerySet(models.QuerySet):
         return super().create(**fields)
 
     def of_campaign(self, campaign: Campaign) -> models.QuerySet:
-        """The campaign's characters with their sheets (one query, the sheet joined)."""
+        """The campaign's characters with their sheets (one query, the sheet joined). It
+        starts the query: filters before it would be dropped, so it refuses them."""
+        if self.query.has_filters():
+            raise TypeError("of_campaign() starts a query: filter after it, not before.")
         return sheet_model(campaign.system).objects.filter(campaign=campaign)
 
 
@@ -113,7 +116,10 @@ class Character(models.Model):
             model = sheet_model(self.campaign.system)
             if model is Character:
                 return self
-            sheet = getattr(self, _accessor(model))
+            try:
+                sheet = getattr(self, _accessor(model))
+            except model.DoesNotExist:
+                return self  # no sheet row (made outside the app): its shared fields alone
         for name, value in cache.items():  # the campaign, the owner already read
             if name not in accessors:
                 sheet._state.fields_cache.setdefault(name, value)

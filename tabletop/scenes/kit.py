@@ -147,6 +147,8 @@ def save_if_as_read(
     meta = type(row)._meta
     quote = connection.ops.quote_name
     table, fields = quote(meta.db_table), meta.local_concrete_fields
+    if not set(changes) <= {f.name for f in fields}:
+        raise ValueError(f"save_if_as_read saves fields of {meta.db_table} alone: {changes}")
     sql, params = _update(row, [(meta.get_field(n), v) for n, v in changes.items()], connection)
     columns = ", ".join(f"{table}.{quote(f.column)}" for f in fields)
     sql += f" AND ({columns}) IS NOT DISTINCT FROM ({', '.join(['%s'] * len(fields))})"

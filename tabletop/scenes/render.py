@@ -234,6 +234,13 @@ def _changed_cards(event: SceneEvent) -> list[SceneEvent]:
 LOG_PAGE = 200
 
 
+def _with_sheets(scene: Scene) -> tuple[str, ...]:
+    # The event's character and its parent's (a spend's roll), each with its sheet: the cards
+    # read both, with no query per card.
+    system = scene.campaign.system
+    return (*sheet_joins(system), *sheet_joins(system, character="parent__character"))
+
+
 def visible_page(
     *, scene: Scene, viewer: Viewer, before_seq: int | None = None, limit: int = LOG_PAGE
 ) -> tuple[list[tuple[SceneEvent, Visibility]], bool]:
@@ -243,7 +250,7 @@ def visible_page(
     # Cards never show the ledger entry itself (the exports do): not read, not decoded.
     events = (
         SceneEvent.objects.filter(scene=scene)
-        .select_related("actor", *sheet_joins(scene.campaign.system), "parent")
+        .select_related("actor", *_with_sheets(scene), "parent")
         .defer("ledger", "parent__ledger")
     )
     if before_seq is not None:
@@ -273,7 +280,7 @@ def visible_events(
     """The events a viewer may see after ``after_seq``, in order (page load and replay)."""
     events = (
         SceneEvent.objects.filter(scene=scene, seq__gt=after_seq)
-        .select_related("actor", *sheet_joins(scene.campaign.system), "parent")
+        .select_related("actor", *_with_sheets(scene), "parent")
         .defer("ledger", "parent__ledger")
         .order_by("seq")
     )

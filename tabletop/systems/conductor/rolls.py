@@ -89,7 +89,7 @@ def _skill(data: Mapping[str, Any], character: Any, ruleset: Any) -> tuple[str, 
 
 
 def _bennies(character: Any) -> int:
-    return int(getattr(character, "bennies", 0) or 0) if character is not None else 0
+    return int(character.sheet.bennies or 0) if character is not None else 0
 
 
 # --- standard roll -------------------------------------------------------------------------------

@@ -166,7 +166,8 @@ def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
     )
     if event is None:
         raise ValidationError("There is no such plot point spend in this scene.")
-    event.character = event.character.sheet  # read with it
+    if event.character is not None:  # gone when the character was deleted since
+        event.character = event.character.sheet  # read with it
     return event
 
 
