@@ -76,7 +76,6 @@ def character_update(
     kind: str | None = None,
 ) -> Character:
     """Rewrite the sheet fields given (owner or GM); currencies are refused, not ignored."""
-    character = character.sheet  # the system's fields are its sheet's
     campaign = character.campaign
     if not can_edit(character=character, user=actor):
         raise PermissionDenied("Only the character's owner or the GM can edit this sheet.")

@@ -13,7 +13,7 @@ from django.db.models import Q
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character, sheet_joins, sheet_model
 from tabletop.scenes import selectors
-from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data  # noqa: F401
+from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet  # noqa: F401
 from tabletop.scenes.values import whole
 
 
@@ -78,8 +78,8 @@ def lock_roll(scene: Scene, seq: Any, what: str) -> SceneEvent:
         .filter(scene=scene, seq=whole(seq, "Which roll?"))
         .first()
     )
-    if event is not None and event.character is not None:
-        event.character = event.character.sheet  # as its system keeps it, already read
+    if event is not None:
+        with_sheet(event)  # its character as its system keeps it, read with it
     if event is not None and event.audience != Audience.EVERYONE and event.revealed_at is None:
         raise ValidationError(f"{what} go on rolls the whole table sees: reveal this roll first.")
     if event is None or event.kind != "roll":

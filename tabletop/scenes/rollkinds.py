@@ -61,6 +61,12 @@ class RollKind:
     #: Procedure panels a roll of this kind makes stale (a contest's sides: "contests").
     stale: frozenset[str] = frozenset()
 
+    def facing(self, foe: Any) -> dict[str, Any]:
+        """The fields a roll against ``foe`` takes from it (its difficulty...) and its name."""
+        if self.against is None:
+            raise ValidationError(f"A {self.label.lower()} is not made against a foe.")
+        return {**self.against(foe), "foe_name": foe.name}
+
 
 #: Every roll kind by name (the dice box and every registered system's).
 ROLL_KINDS: dict[str, RollKind] = {}

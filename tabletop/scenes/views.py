@@ -122,7 +122,7 @@ def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             if kind.against is not None and data.get("foe"):
                 foe = actions.foe_for(scene, data["foe"])
-                data.update(kind.against(foe), foe_name=foe.name)
+                data.update(kind.facing(foe))
             context["odds"] = kind.odds(
                 data=data,
                 character=character,

@@ -24,14 +24,14 @@ The names, by what a system does with them:
   ``Text``, ``Whole``, ``Flag``, ``Choice``, ``Picks``, ``Rolling``, ``Member``, ``Members``,
   ``Frame``, ``Parsed``).
 - **Its events and actions**: ``EventKind``, ``ANY_AUDIENCE``, ``Audience``, ``Scene``,
-  ``SceneEvent``, ``roll_data``; ``scene_action`` and the action kit (``scene_locked``,
-  ``procedure_state``, ``store_state``, ``save_together``, ``save_if_as_read``); recording
-  (``record_event``, ``record_roll``, ``reveal_event``, ``note_sheet``); spends (``pay``,
-  ``amend``, ``require_latest_roll``, ``is_latest_roll``, ``lock_roll``); who may act
-  (``require_open``, ``require_player``, ``campaign_character``, ``character_for_roll``,
-  ``character_locked``: ``character_locked(model, pk)``, a sheet model's row locked); form
-  values (``whole``, ``sheet_int``, ``form_list``); the dice (``game_dice``);
-  ``canonical_json``.
+  ``SceneEvent``, ``roll_data``, ``with_sheet`` (an event's character as its sheet);
+  ``scene_action`` and the action kit (``scene_locked``, ``procedure_state``, ``store_state``,
+  ``save_together``, ``save_if_as_read``); recording (``record_event``, ``record_roll``,
+  ``reveal_event``, ``note_sheet``); spends (``pay``, ``amend``, ``require_latest_roll``,
+  ``is_latest_roll``, ``lock_roll``); who may act (``require_open``, ``require_player``,
+  ``campaign_character``, ``character_for_roll``, ``character_locked``:
+  ``character_locked(model, pk)``, a sheet model's row locked); form values (``whole``,
+  ``sheet_int``, ``form_list``); the dice (``game_dice``); ``canonical_json``.
 - **Its procedure panels**: ``ProcedurePanel``; the turn tracker's (``turns_state``,
   ``require_started``, ``close_pending``, ``TurnExtras``, ``TURNS_PANEL``,
   ``turn_participant_id``).
@@ -97,7 +97,7 @@ from tabletop.scenes.kit import (
     scene_locked,
     store_state,
 )
-from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data
+from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet
 from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.procedures.turns import NAME as TURNS_PANEL
 from tabletop.scenes.procedures.turns import TurnExtras
@@ -216,4 +216,5 @@ __all__ = [
     "turn_participant_id",
     "turns_state",
     "whole",
+    "with_sheet",
 ]

@@ -122,9 +122,7 @@ def roll_make(
     foe = foe.sheet if foe is not None else None
     data = dict(data or {})
     if foe is not None:
-        if kind.against is None:
-            raise ValidationError(f"A {kind.label.lower()} is not made against a foe.")
-        data.update(kind.against(foe), foe_name=foe.name)
+        data.update(kind.facing(foe))
     rng = dice.game_dice(rng)
     ruleset = campaign.effective_ruleset()
     # Worked out once, now, from the same inputs as the roll: what the roller faced.

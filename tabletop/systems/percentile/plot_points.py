@@ -39,6 +39,7 @@ from tabletop.systems.api import (
     roll_data,
     scene_action,
     whole,
+    with_sheet,
 )
 from tabletop.systems.percentile import rolls as percentile_kinds
 from tabletop.systems.percentile.models import PercentileSheet
@@ -166,9 +167,7 @@ def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
     )
     if event is None:
         raise ValidationError("There is no such plot point spend in this scene.")
-    if event.character is not None:  # gone when the character was deleted since
-        event.character = event.character.sheet  # read with it
-    return event
+    return with_sheet(event)  # its character's sheet, read with it (none if deleted)
 
 
 @scene_action(gm=True, system=SYSTEM, what="Plot points", locks=False)
