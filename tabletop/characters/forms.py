@@ -1,8 +1,9 @@
-"""The character sheet form, built from the campaign's sheet spec, and the GM's adjust form.
+"""The character sheet form, built from the parts of the campaign's sheet spec, and the GM's
+adjust form.
 
-The sheet form never has currency fields (bennies, plot points, development points, hits):
-anything POSTed under those names is simply not read. Skills, stats and specialities are small
-formsets; every error is attached to the field (or row field) at fault.
+The sheet form never has currency fields: anything POSTed under their names is simply not read.
+A part that is a list of rows is a small formset; every error is attached to the field (or row
+field) at fault.
 """
 
 from __future__ import annotations
@@ -14,28 +15,12 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from tabletop.characters.models import Character
-from tabletop.characters.sheets import (
-    NAME_MAX,
-    NOTES_MAX,
-    SheetSpec,
-    currencies,
-    skill_key,
-    skill_problem,
-)
-
-EXTRA_ROWS = 3
-#: A skill row's name field, and its number when the system gives that no name of its own (the
-#: sheet spec's default ``skill_label`` is "Skill" too: two fields a screen reader calls the same).
-SKILL_NAME_LABEL = "Skill"
-SKILL_VALUE_LABEL = "Value"
-
-
-def _int_field(label: str, low: int, high: int, **kwargs: Any) -> forms.IntegerField:
-    return forms.IntegerField(label=label, min_value=low, max_value=high, **kwargs)
+from tabletop.characters.parts import RowFormSet, RowsPart
+from tabletop.characters.sheets import NOTES_MAX, SheetSpec, currencies
 
 
 class SheetForm(forms.Form):
-    """Name, kind (GM only), notes and the fixed, named numbers of the system's sheet."""
+    """Name, kind (GM only), notes and the fixed fields of each part of the system's sheet."""
 
     name = forms.CharField(max_length=80)
     notes = forms.CharField(
@@ -56,51 +41,19 @@ class SheetForm(forms.Form):
                 help_text="Player characters are played by their owner; NPCs and foes are yours.",
             )
             self.order_fields(["name", "kind", "notes"])
-        self._named("Attributes", "attr", spec.attributes, spec.attribute_range)
-        self._named("Mana", "mana", spec.colours, spec.mana_range)
-        self._named("Training perks (extra dice)", "perk", spec.challenge_types, spec.perk_range)
-        if spec.resources:
-            names = []
-            for index, resource in enumerate(spec.resources):
-                low, high = spec.resource_range
-                self.fields[f"res_{index}_current"] = _int_field(f"{resource} now", low, high)
-                self.fields[f"res_{index}_max"] = _int_field(f"{resource} max", low, high)
-                names += [f"res_{index}_current", f"res_{index}_max"]
-            self._groups.append(("Resources", names))
-        if spec.uses_movement:
-            self.fields["quickness"] = _int_field("Quickness", *spec.quickness_range, initial=0)
-            self.fields["mv"] = _int_field(
-                "MV", *spec.mv_range, initial=0, help_text="Encumbered movement per round."
-            )
-            self.fields["total_penalty"] = _int_field(
-                "Total penalty", *spec.penalty_range, initial=0
-            )
-            self._groups.append(("Movement", ["quickness", "mv", "total_penalty"]))
-        if spec.uses_difficulty:
-            self.fields["difficulty"] = _int_field(
-                "Difficulty",
-                *spec.difficulty_range,
-                initial=spec.default_difficulty,
-                help_text="Foes attack against this number.",
-            )
-            self._groups.append(("Defence", ["difficulty"]))
+        for part in self.parts:
+            named = part.form_fields()
+            self.fields.update(named)
+            self._groups.append((part.form_title or part.title, [name for name, _ in named]))
 
-    def _named(self, title: str, prefix: str, names: tuple[str, ...], rng: tuple[int, int]) -> None:
-        if not names:
-            return
-        for index, name in enumerate(names):
-            self.fields[f"{prefix}_{index}"] = _int_field(name, *rng, initial=0)
-        self._groups.append((title, [f"{prefix}_{index}" for index in range(len(names))]))
+    @property
+    def parts(self) -> list:
+        return [part for part in self.spec.form_parts() if not part.rows]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        for index, resource in enumerate(self.spec.resources):
-            current = cleaned.get(f"res_{index}_current")
-            maximum = cleaned.get(f"res_{index}_max")
-            if current is not None and maximum is not None and current > maximum:
-                self.add_error(
-                    f"res_{index}_current", f"{resource} can't be above its max ({maximum})."
-                )
+        for part in self.parts:
+            part.check(self, cleaned)
         return cleaned
 
     @property
@@ -113,163 +66,18 @@ class SheetForm(forms.Form):
         return [(title, [self[name] for name in names]) for title, names in self._groups]
 
     def sheet_part(self) -> dict[str, Any]:
-        data = self.cleaned_data
-        spec = self.spec
-        sheet: dict[str, Any] = {"notes": data["notes"]}
-        if spec.attributes:
-            sheet["attributes"] = {n: data[f"attr_{i}"] for i, n in enumerate(spec.attributes)}
-        if spec.colours:
-            sheet["mana"] = {n: data[f"mana_{i}"] for i, n in enumerate(spec.colours)}
-        if spec.challenge_types:
-            sheet["training_perks"] = {
-                n: data[f"perk_{i}"] for i, n in enumerate(spec.challenge_types)
-            }
-        if spec.resources:
-            sheet["resources"] = {
-                name: {"current": data[f"res_{i}_current"], "max": data[f"res_{i}_max"]}
-                for i, name in enumerate(spec.resources)
-            }
-        for key in ("quickness", "mv", "total_penalty", "difficulty"):
-            if key in self.fields:
-                sheet[key] = data[key]
+        sheet: dict[str, Any] = {"notes": self.cleaned_data["notes"]}
+        for part in self.parts:
+            sheet.update(part.read(self.cleaned_data))
         return sheet
 
     @staticmethod
     def initial_for(spec: SheetSpec, character: Character) -> dict[str, Any]:
         initial: dict[str, Any] = {"name": character.name, "kind": character.kind}
         initial["notes"] = character.notes
-        for i, name in enumerate(spec.attributes):
-            initial[f"attr_{i}"] = character.attributes.get(name, 0)
-        for i, name in enumerate(spec.colours):
-            initial[f"mana_{i}"] = character.mana.get(name, 0)
-        for i, name in enumerate(spec.challenge_types):
-            initial[f"perk_{i}"] = character.training_perks.get(name, 0)
-        for i, name in enumerate(spec.resources):
-            value = character.resources.get(name, {})
-            initial[f"res_{i}_current"] = value.get("current", 0)
-            initial[f"res_{i}_max"] = value.get("max", 0)
-        for key in ("quickness", "mv", "total_penalty", "difficulty"):
-            if key in spec.keys:
-                initial[key] = getattr(character, key)
+        for part in spec.form_parts():
+            initial.update(part.initial(character))
         return initial
-
-
-# --- rows: skills, stats, specialities -----------------------------------------------------------
-
-
-class RowForm(forms.Form):
-    """One row of a small formset; a row left blank is skipped."""
-
-    def __init__(self, *args: Any, spec: SheetSpec, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.spec = spec
-
-
-class SkillForm(RowForm):
-    name = forms.CharField(max_length=NAME_MAX, label=SKILL_NAME_LABEL)
-    specialisation = forms.CharField(max_length=NAME_MAX, required=False)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        low, high = self.spec.skill_range
-        label = self.spec.skill_label
-        if label.casefold() == SKILL_NAME_LABEL.casefold():
-            label = SKILL_VALUE_LABEL
-        self.fields["value"] = _int_field(label, low, high)
-        if self.spec.skills_listed_only:
-            self.fields["name"] = forms.ChoiceField(
-                label=SKILL_NAME_LABEL,
-                choices=[("", "Choose…")] + [(n, n) for n in self.spec.skill_suggestions],
-            )
-        elif self.spec.skill_suggestions:
-            self.fields["name"].widget.attrs["list"] = "skill-names"
-        if not self.spec.uses_specialisation:
-            del self.fields["specialisation"]
-        self.order_fields(["name", "specialisation", "value"])
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        name = cleaned.get("name")
-        if name:
-            problem = skill_problem(self.spec, name.strip(), cleaned.get("specialisation", ""))
-            if problem:
-                field = "specialisation" if "specialisation" in self.fields else "name"
-                self.add_error(field, problem)
-        return cleaned
-
-
-class StatForm(RowForm):
-    name = forms.CharField(max_length=NAME_MAX, label="Stat")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["value"] = _int_field("Bonus", *self.spec.stat_range)
-        self.fields["name"].widget.attrs["list"] = "stat-names"
-
-    def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
-        if name.casefold() == "quickness":
-            raise ValidationError("Quickness has its own field on the sheet.")
-        return name
-
-
-class SpecialityForm(RowForm):
-    name = forms.CharField(max_length=NAME_MAX, label="Speciality")
-    attribute = forms.ChoiceField()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["attribute"].choices = [("", "Choose…")] + [
-            (name, name) for name in self.spec.attributes
-        ]
-
-
-class RowFormSet(forms.BaseFormSet):
-    """Rows with a duplicate check: the second row naming the same thing gets the error."""
-
-    def key(self, form: forms.Form) -> Any:
-        return form.cleaned_data["name"].strip().casefold()
-
-    duplicate_message = "{name} is listed twice."
-
-    def add_fields(self, form: forms.Form, index: int | None) -> None:
-        super().add_fields(form, index)
-        if "DELETE" in form.fields:
-            form.fields["DELETE"].label = "Remove"
-
-    def clean(self) -> None:
-        if any(self.errors):
-            return
-        seen = set()
-        for form in self.forms:
-            if not self._is_row(form):
-                continue
-            key = self.key(form)
-            if key in seen:
-                name = form.cleaned_data["name"].strip()
-                form.add_error("name", self.duplicate_message.format(name=name))
-            seen.add(key)
-        if any(self.errors):
-            raise ValidationError("Please fix the rows marked below.")
-
-    def _is_row(self, form: forms.Form) -> bool:
-        # Blank extra rows have no cleaned data; rows ticked "Delete" are dropped.
-        return bool(form.cleaned_data.get("name")) and not self._should_delete_form(form)
-
-    def rows(self) -> list[dict[str, Any]]:
-        return [form.cleaned_data for form in self.forms if self._is_row(form)]
-
-
-class SkillFormSet(RowFormSet):
-    def key(self, form: forms.Form) -> Any:
-        data = form.cleaned_data
-        return skill_key(data["name"].strip(), data.get("specialisation", "").strip())
-
-    duplicate_message = "This skill is listed twice."
-
-
-def _formset(form: type[forms.Form], base: type[RowFormSet]) -> type[RowFormSet]:
-    return forms.formset_factory(form, formset=base, extra=EXTRA_ROWS, can_delete=True)
 
 
 # --- the whole sheet ------------------------------------------------------------------------------
@@ -304,7 +112,8 @@ def _field_errors(fields: list[forms.BoundField], where: str = "") -> list[Sheet
 
 
 class SheetForms:
-    """The sheet form plus the formsets its system uses, validated and read together."""
+    """The sheet form plus a formset for each list the system's sheet has, validated and read
+    together."""
 
     def __init__(
         self,
@@ -317,43 +126,30 @@ class SheetForms:
         self.spec = spec
         initial = SheetForm.initial_for(spec, character) if character else None
         self.form = SheetForm(data, spec=spec, is_gm=is_gm, initial=initial)
-        self.skills = self.stats = self.specialities = None
-        kwargs = {"form_kwargs": {"spec": spec}}
-        if spec.uses_skills:
-            rows = [
-                {k: row.get(k, "") for k in ("name", "value", "specialisation")}
-                for row in (character.skills if character else [])
-            ]
-            cls = _formset(SkillForm, SkillFormSet)
-            self.skills = cls(data, prefix="skills", initial=rows or None, **kwargs)
-        if spec.uses_stats:
-            rows = [
-                {"name": n, "value": v}
-                for n, v in (character.attributes if character else {}).items()
-            ]
-            cls = _formset(StatForm, RowFormSet)
-            self.stats = cls(data, prefix="stats", initial=rows or None, **kwargs)
-        if spec.uses_specialities:
-            rows = list(character.specialities) if character else []
-            cls = _formset(SpecialityForm, RowFormSet)
-            self.specialities = cls(data, prefix="specialities", initial=rows or None, **kwargs)
+        self._lists: list[tuple[RowsPart, RowFormSet]] = []
+        for part in spec.form_parts():
+            if not part.rows:
+                continue
+            rows = part.row_initial(character) if character else []
+            formset = part.formset()(
+                data, prefix=part.form_prefix, initial=rows or None, form_kwargs={"part": part}
+            )
+            self._lists.append((part, formset))
 
     @property
     def formsets(self) -> list[tuple[str, Any, str]]:
         """(title, formset, hint) for each list the sheet has."""
-        spec = self.spec
-        skills_hint = ""
-        if spec.uses_specialisation:
-            skills_hint = (
-                f"Only (S) skills ({', '.join(spec.may_specify)}) take a specialisation; "
-                f"{' and '.join(spec.must_specify)} must have one."
-            )
-        named = [
-            ("Skills", self.skills, skills_hint),
-            ("Stats", self.stats, "Quickness has its own box under Movement."),
-            ("Specialities", self.specialities, "Each adds a die to its attribute's rolls."),
-        ]
-        return [named_set for named_set in named if named_set[1] is not None]
+        return [(part.title, formset, part.form_hint()) for part, formset in self._lists]
+
+    def rows(self, key: str) -> RowFormSet:
+        """The formset of the list that keeps the sheet model's field ``key``."""
+        return next(formset for part, formset in self._lists if key in part.keys)
+
+    @property
+    def datalists(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(element id, names) for each list of suggestions the form's fields offer."""
+        found = (part.datalist() for part in self.spec.form_parts())
+        return [datalist for datalist in found if datalist]
 
     @property
     def errors(self) -> list[SheetError]:
@@ -396,26 +192,8 @@ class SheetForms:
     def sheet(self) -> dict[str, Any]:
         """The sheet dict for the actions (no currencies, ever)."""
         sheet = self.form.sheet_part()
-        if self.skills is not None:
-            sheet["skills"] = [
-                {
-                    "name": row["name"].strip(),
-                    "value": row["value"],
-                    **(
-                        {"specialisation": row.get("specialisation", "").strip()}
-                        if self.spec.uses_specialisation
-                        else {}
-                    ),
-                }
-                for row in self.skills.rows()
-            ]
-        if self.stats is not None:
-            sheet["attributes"] = {row["name"].strip(): row["value"] for row in self.stats.rows()}
-        if self.specialities is not None:
-            sheet["specialities"] = [
-                {"name": row["name"].strip(), "attribute": row["attribute"]}
-                for row in self.specialities.rows()
-            ]
+        for part, formset in self._lists:
+            sheet.update(part.read_rows(formset.rows()))
         return sheet
 
     def add_action_error(self, error: ValidationError) -> None:

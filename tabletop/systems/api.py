@@ -12,6 +12,8 @@ The names, by what a system does with them:
   any model is loaded, so it cannot import this module.
 - **Its sheet**: its ``models.py`` declares its sheet model on ``tabletop.systems.models``
   (loaded with the models, before this module can be); ``Character``, ``SheetSpec`` and the
+  parts it lists, each keeping fields of the sheet model (``NamedNumbers``, ``Pools``,
+  ``Numbers`` of ``Number``, ``OneOf``, ``SkillList``, ``FreeStats``, ``TaggedNames``); the
   ruleset readers ``first_of``, ``int_or``, ``links_from``, ``names_from``; ``display_skill``;
   ``character_adjust`` (the GM's changes to currencies); the demo table's seats ``GM``, ``PC``,
   ``NPC``, ``FOE``, ``by_position``.
@@ -52,9 +54,19 @@ from tabletop.campaigns.ruleset_forms import (
 from tabletop.characters.actions import character_adjust
 from tabletop.characters.demo import FOE, GM, NPC, PC, by_position
 from tabletop.characters.models import Character
+from tabletop.characters.parts import (
+    FreeStats,
+    NamedNumbers,
+    Number,
+    Numbers,
+    OneOf,
+    Pools,
+    SkillList,
+    TaggedNames,
+    display_skill,
+)
 from tabletop.characters.sheets import (
     SheetSpec,
-    display_skill,
     first_of,
     int_or,
     links_from,
@@ -130,16 +142,6 @@ def game_dice(rng: Any = None) -> Any:
 
 __all__ = [
     "ANY_AUDIENCE",
-    "FOE",
-    "GM",
-    "NESTED",
-    "NPC",
-    "PC",
-    "ROLL_KINDS",
-    "ROWS_ADDED",
-    "ROWS_FIXED",
-    "ROWS_NULL",
-    "TURNS_PANEL",
     "Audience",
     "Blank",
     "Character",
@@ -148,14 +150,29 @@ __all__ = [
     "Currency",
     "DieReading",
     "EventKind",
+    "FOE",
     "Flag",
     "Frame",
+    "FreeStats",
+    "GM",
     "Hint",
     "Member",
     "Members",
+    "NESTED",
+    "NPC",
+    "NamedNumbers",
+    "Number",
+    "Numbers",
+    "OneOf",
+    "PC",
     "Parsed",
     "Picks",
+    "Pools",
     "ProcedurePanel",
+    "ROLL_KINDS",
+    "ROWS_ADDED",
+    "ROWS_FIXED",
+    "ROWS_NULL",
     "Raw",
     "RollKind",
     "RollOutcome",
@@ -165,7 +182,10 @@ __all__ = [
     "Scene",
     "SceneEvent",
     "SheetSpec",
+    "SkillList",
     "System",
+    "TURNS_PANEL",
+    "TaggedNames",
     "Text",
     "TurnExtras",
     "Whole",
@@ -211,8 +231,8 @@ __all__ = [
     "scene_action",
     "scene_locked",
     "sheet_int",
-    "stored_odds",
     "store_state",
+    "stored_odds",
     "turn_participant_id",
     "turns_state",
     "whole",

@@ -184,12 +184,32 @@ def test_character_holds_only_what_every_system_shares():
             )
 
 
-def test_generic_code_and_templates_name_no_currency_a_system_declares():
+def _declared_sheet_fields() -> set[str]:
+    """Every field a system's sheet model adds to Character (and its currencies)."""
+    from tabletop import systems
+    from tabletop.characters.models import Character
+
+    shared = {field.name for field in Character._meta.get_fields()}
+    own = {
+        field.name
+        for system in systems.all_systems()
+        for field in system.sheet_model._meta.local_fields
+        if not field.remote_field or field.remote_field.model is not Character
+    }
+    return (own - shared) | _declared_currencies()
+
+
+def test_generic_code_and_templates_name_no_field_or_currency_a_system_declares():
+    """Generic code loops over what a system declares (its sheet parts, currencies, pools): it
+    reads no field of a system's sheet model by name, in Python or in a template."""
     import io
     import tokenize
 
-    declared = _declared_currencies()
-    assert {"bennies", "plot_points", "hits"} <= declared  # the check has something to find
+    declared = _declared_sheet_fields()
+    # the check has something to find: currencies, harm and each shape of sheet field
+    assert {"bennies", "plot_points", "hits", "luck"} <= declared
+    assert {"attributes", "skills", "mana", "resources", "training_perks", "mv"} <= declared
+    assert {"specialities", "difficulty", "quickness", "total_penalty", "favours"} <= declared
     root = Path(__file__).resolve().parents[2]
     offenders = []
     for path in sorted((root / "tabletop").rglob("*.py")):
@@ -216,7 +236,7 @@ def test_generic_code_and_templates_name_no_currency_a_system_declares():
         for field in declared:
             for match in re.finditer(rf"""(\.{field}\b|["']{field}["'])""", text):
                 offenders.append(f"{rel}:{text.count(chr(10), 0, match.start()) + 1} {field}")
-    assert offenders == [], "generic code must read System.currencies"
+    assert offenders == [], "generic code must read what a system declares"
 
 
 def test_a_system_uses_generic_code_only_through_the_plugin_api():

@@ -9,13 +9,14 @@ from tabletop.systems.api import GM, NPC, PC, SheetSpec, by_position
 
 def demo(spec: SheetSpec) -> list[dict[str, Any]]:
     """(owner, name, kind, sheet, currencies) for each demo character."""
+    types = spec.part("training_perks").names
     return [
         {
             "owner": "alice",
             "name": "Mira Vell",
             "kind": PC,
             "sheet": {
-                "training_perks": by_position(spec.challenge_types, [2, 1, 0, 1]),
+                "training_perks": by_position(types, [2, 1, 0, 1]),
                 "notes": "Scholar of dead machines; reads glyphs faster than she reads people.",
             },
         },
@@ -24,7 +25,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
             "name": "Dorrin Hale",
             "kind": PC,
             "sheet": {
-                "training_perks": by_position(spec.challenge_types, [0, 1, 2, 1]),
+                "training_perks": by_position(types, [0, 1, 2, 1]),
                 "notes": "Former vault-breaker with steady hands and a bad knee.",
             },
         },
@@ -32,6 +33,6 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
             "owner": GM,
             "name": "Archivist Quell",
             "kind": NPC,
-            "sheet": {"training_perks": by_position(spec.challenge_types, [3, 0, 0, 2])},
+            "sheet": {"training_perks": by_position(types, [3, 0, 0, 2])},
         },
     ]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import conductor
-from tabletop.systems.api import Currency, SheetSpec, int_or
+from tabletop.systems.api import Currency, Number, Numbers, SheetSpec, SkillList, int_or
 
 #: Bennies are the players' (seed 002: "the players' bennies"); hits and lasting hits are harm
 #: any character takes. The GM steps each from the dashboard.
@@ -34,15 +34,26 @@ def _skills(ruleset: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple, tuple]:
 
 def sheet(ruleset: Mapping[str, Any]) -> SheetSpec:
     names, may, must = _skills(ruleset)
+    difficulty = Number(
+        "difficulty",
+        "Difficulty",
+        (1, 20),
+        default=int_or(ruleset.get("character_difficulty"), 3),
+        help="Foes attack against this number.",
+        note="foes roll against it",
+    )
     return SheetSpec(
         system="conductor",
-        uses_skills=True,
-        skill_suggestions=names,
-        skills_listed_only=True,
-        uses_specialisation=True,
-        may_specify=may,
-        must_specify=must,
-        uses_difficulty=True,
-        default_difficulty=int_or(ruleset.get("character_difficulty"), 3),
+        parts=(
+            SkillList(
+                key="skills",
+                suggestions=names,
+                listed_only=True,
+                specialisation=True,
+                may_specify=may,
+                must_specify=must,
+            ),
+            Numbers("Defence", numbers=(difficulty,)),
+        ),
         currencies=tuple(c.field for c in CURRENCIES),
     )

@@ -18,14 +18,15 @@ from tabletop.systems.api import FOE, GM, PC, SheetSpec, by_position
 
 def demo(spec: SheetSpec) -> list[dict[str, Any]]:
     """(owner, name, kind, sheet, currencies) for each demo character."""
-    resources = tuple(spec.resources)
+    resources = tuple(spec.part("resources").names)
+    attributes = spec.part("attributes").names
     return [
         {
             "owner": "alice",
             "name": "Tamsin Reed",
             "kind": PC,
             "sheet": {
-                "attributes": by_position(spec.attributes, [5, 8, 7, 4]),
+                "attributes": by_position(attributes, [5, 8, 7, 4]),
                 "resources": by_position(
                     resources, [{"current": v, "max": v} for v in (5, 6, 5, 3)]
                 ),
@@ -36,7 +37,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
             "name": "Garrick Stone",
             "kind": PC,
             "sheet": {
-                "attributes": by_position(spec.attributes, [8, 5, 4, 7]),
+                "attributes": by_position(attributes, [8, 5, 4, 7]),
                 "resources": by_position(
                     resources, [{"current": v, "max": v} for v in (7, 4, 3, 5)]
                 ),
@@ -47,7 +48,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
             "name": "Captain Rhee",
             "kind": FOE,
             "sheet": {
-                "attributes": by_position(spec.attributes, [6, 6, 5, 7]),
+                "attributes": by_position(attributes, [6, 6, 5, 7]),
                 "resources": by_position(
                     resources, [{"current": v, "max": v} for v in (6, 5, 4, 6)]
                 ),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop.systems.api import SheetSpec, links_from, names_from
+from tabletop.systems.api import NamedNumbers, Pools, SheetSpec, links_from, names_from
 
 #: RULES-NOTES defaults when a ruleset lacks them.
 ATTRIBUTES = ("Might", "Agility", "Wits", "Presence")
@@ -21,13 +21,28 @@ RESOURCES = {
 def sheet(ruleset: Mapping[str, Any]) -> SheetSpec:
     return SheetSpec(
         system="two_dice",
-        attributes=names_from(ruleset.get("attributes"), ATTRIBUTES),
-        attribute_range=(-5, 20),
-        resources=links_from(ruleset.get("resources"), RESOURCES),
+        parts=(
+            NamedNumbers(
+                "Attributes",
+                key="attributes",
+                names=names_from(ruleset.get("attributes"), ATTRIBUTES),
+                range=(-5, 20),
+                what="Attribute",
+                prefix="attr",
+            ),
+            Pools(
+                "Resources",
+                key="resources",
+                names=links_from(ruleset.get("resources"), RESOURCES),
+                what="resource",
+                prefix="res",
+            ),
+        ),
     )
 
 
 def pools(character: Any, spec: SheetSpec) -> list[dict[str, Any]]:
     """The character's resources, each "current / max" (seed 003), in the ruleset's order."""
     held = character.resources or {}
-    return [{"name": name, **held.get(name, {"current": 0, "max": 0})} for name in spec.resources]
+    names = spec.part("resources").names
+    return [{"name": name, **held.get(name, {"current": 0, "max": 0})} for name in names]

@@ -12,26 +12,30 @@ pytestmark = pytest.mark.django_db
 
 def test_each_system_has_its_own_sheet(make_campaign):
     annulus = spec_for(make_campaign("annulus"))
-    assert annulus.challenge_types == ("Knowledge", "Finesse", "Force", "Perception")
+    assert annulus.part("training_perks").names == ("Knowledge", "Finesse", "Force", "Perception")
     assert annulus.keys == ("notes", "training_perks")
 
     rak = spec_for(make_campaign("roll_and_keep"))
-    assert rak.attributes[:2] == ("Cunning", "Intelligence")
-    assert rak.colours == ("White", "Blue", "Black", "Red", "Green")
-    assert rak.uses_specialities and not rak.currencies
+    assert rak.part("attributes").names[:2] == ("Cunning", "Intelligence")
+    assert rak.part("mana").names == ("White", "Blue", "Black", "Red", "Green")
+    assert rak.keys == ("notes", "attributes", "mana", "specialities") and not rak.currencies
 
     conductor = spec_for(make_campaign("conductor"))
-    assert "Weapon" in conductor.must_specify and "Art/Craft" in conductor.must_specify
-    assert "Awareness" in conductor.may_specify
+    skills = conductor.part("skills")
+    assert "Weapon" in skills.must_specify and "Art/Craft" in skills.must_specify
+    assert "Awareness" in skills.may_specify
+    assert conductor.keys == ("notes", "skills", "difficulty")
     assert conductor.currencies == ("bennies", "hits", "lasting_hits")
 
     two_dice = spec_for(make_campaign("two_dice"))
-    assert two_dice.attributes == ("Might", "Agility", "Wits", "Presence")
-    assert list(two_dice.resources) == ["Health", "Stamina", "Focus", "Resolve"]
-    assert two_dice.attribute_range == (-5, 20)
+    assert two_dice.part("attributes").names == ("Might", "Agility", "Wits", "Presence")
+    assert list(two_dice.part("resources").names) == ["Health", "Stamina", "Focus", "Resolve"]
+    assert two_dice.part("attributes").range == (-5, 20)
 
     percentile = spec_for(make_campaign("percentile"))
-    assert percentile.uses_movement and percentile.skill_range == (-100, 300)
+    assert percentile.part("mv") is percentile.part("total_penalty")  # one Movement card
+    assert percentile.part("skills").range == (-100, 300)
+    assert percentile.keys == ("notes", "attributes", "quickness", "mv", "total_penalty", "skills")
     assert percentile.currencies == ("plot_points", "plot_points_total", "development_points")
 
 
@@ -47,8 +51,8 @@ def test_ruleset_overrides_reach_the_sheet(make_campaign):
         },
     }
     spec = spec_for(campaign)
-    assert spec.attributes == ("Brawn", "Grace", "Mind", "Heart")
-    assert list(spec.resources) == ["Blood", "Breath", "Nerve", "Will"]
+    assert spec.part("attributes").names == ("Brawn", "Grace", "Mind", "Heart")
+    assert list(spec.part("resources").names) == ["Blood", "Breath", "Nerve", "Will"]
 
 
 def test_sections_and_currencies_read_the_character(make_campaign, alice):

@@ -246,7 +246,7 @@ def test_unknown_attribute_in_a_speciality_is_refused(client, make_campaign, ali
     data = roll_and_keep_data()
     data.update(rows("specialities", [{"name": "Prayer", "attribute": "Wisdom"}]))
     response = client.post(create_url(campaign), data)
-    row = response.context["forms"].specialities.forms[0]
+    row = response.context["forms"].rows("specialities").forms[0]
     assert_error_next_to(response, row["attribute"], "Select a valid choice")
     assert not Character.objects.exists()
 
@@ -256,7 +256,7 @@ def test_weapon_needs_a_specialisation(client, make_campaign, alice):
     client.force_login(alice)
     data = conductor_data(skills=[{"name": "Weapon", "specialisation": "", "value": "2"}])
     response = client.post(create_url(campaign), data)
-    row = response.context["forms"].skills.forms[0]
+    row = response.context["forms"].rows("skills").forms[0]
     assert_error_next_to(response, row["specialisation"], "Weapon must be specified")
     assert not Character.objects.exists()
 
@@ -269,7 +269,7 @@ def test_duplicate_skill_is_refused_on_the_second_row(client, make_campaign, ali
         rows("skills", [{"name": "Climbing", "value": "20"}, {"name": "climbing", "value": "5"}])
     )
     response = client.post(create_url(campaign), data)
-    second = response.context["forms"].skills.forms[1]
+    second = response.context["forms"].rows("skills").forms[1]
     assert_error_next_to(response, second["name"], "listed twice")
     assert not Character.objects.exists()
 

@@ -16,6 +16,7 @@ from tabletop.systems.api import (
     PC,
     Audience,
     Currency,
+    OneOf,
     Rollable,
     RollOutcome,
     Scene,
@@ -83,7 +84,16 @@ def tally(scene: Any, viewer: Any) -> dict[str, Any]:
 
 
 def sheet(ruleset: Any) -> SheetSpec:
-    return SheetSpec(system="coin", currencies=(LUCK.field,))
+    """The face a character favours, on its sheet page and its form (its luck is a currency)."""
+    favours = OneOf(
+        "Call",
+        key="favours",
+        label="Favours",
+        options=(("heads", "Heads"), ("tails", "Tails")),
+        default="heads",
+        note="called on every toss",
+    )
+    return SheetSpec(system="coin", parts=(favours,), currencies=(LUCK.field,))
 
 
 def demo(spec: SheetSpec) -> list[dict[str, Any]]:

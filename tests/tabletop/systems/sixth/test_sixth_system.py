@@ -177,6 +177,40 @@ def test_its_characters_keep_their_sheet_in_its_own_table(coin_system, django_us
 
 
 @pytest.mark.django_db
+def test_its_sheet_form_edits_the_face_it_favours_and_the_sheet_tool_follows(
+    coin_system, django_user_model
+):
+    """Its sheet's own field, declared as a part of its sheet spec, is on the generic form and
+    the generic sheet page; a value it does not know is refused and changes nothing."""
+    gm, alice, bob, campaign, scene, wren = lucky_table(django_user_model, luck=1)
+    client = Client()
+    client.force_login(alice)
+    edit = reverse("characters:edit", args=[wren.pk])
+    form = client.get(edit).content.decode()
+    assert 'name="favours"' in form and '<option value="tails" selected>Tails</option>' in form
+
+    refused = client.post(edit, {"name": "Wren", "notes": "", "favours": "edge"})
+    assert refused.status_code == 200 and "Select a valid choice" in refused.content.decode()
+    assert CoinSheet.objects.get(pk=wren.pk).favours == "tails"
+
+    saved = client.post(edit, {"name": "Wren", "notes": "", "favours": "heads"})
+    assert saved.status_code == 302
+    assert CoinSheet.objects.get(pk=wren.pk).favours == "heads"
+    sheet = html.unescape(client.get(reverse("characters:detail", args=[wren.pk])).content.decode())
+    assert "Favours" in sheet and "called on every toss" in sheet
+    assert 'aria-label="Toss a coin, heads called (1)"' in page_of(alice, scene)
+
+    # Written without the form (an import, the demo), the sheet is held to the same part.
+    from tabletop.characters.actions import character_create
+
+    kit = character_create(campaign=campaign, actor=bob, name="Kit", sheet={"favours": "Tails"})
+    assert CoinSheet.objects.get(pk=kit.pk).favours == "tails"
+    with pytest.raises(ValidationError, match="Unknown favours 'edge'; choose one of: Heads"):
+        character_create(campaign=campaign, actor=bob, name="Pip", sheet={"favours": "edge"})
+    assert not Character.objects.filter(name="Pip").exists()
+
+
+@pytest.mark.django_db
 def test_its_stylesheet_is_its_app_s_and_its_scene_page_loads_it(coin_system, django_user_model):
     gm, alice, bob, campaign, scene, wren = lucky_table(django_user_model)
     found = finders.find("systems/coin/coin.css")

@@ -20,8 +20,8 @@ def _best_check(character: Character) -> dict[str, str]:
     """The roll form's input for the character's best attribute, paid from the linked
     resource with the most points (so the cost is paid whenever it can be)."""
     spec = spec_for(character.campaign)
-    attribute = max(spec.attributes, key=lambda a: character.attributes[a])
-    linked = [r for r, attrs in spec.resources.items() if attribute in attrs]
+    attribute = max(spec.part("attributes").names, key=lambda a: character.attributes[a])
+    linked = [r for r, attrs in spec.part("resources").names.items() if attribute in attrs]
     resource = max(linked, key=lambda r: character.resources[r]["current"])
     return {"attribute": attribute, "resource": resource, "difficulty": "Normal"}
 
