@@ -305,15 +305,11 @@ def _settle_direct(item: dict[str, Any], ruleset: Any) -> rak.DirectContest:
     return rak.resolve_directly_opposed(own=own, opponent=opponent)
 
 
-@scene_action(system=SLUG, what="Opposed actions")
-def contest_roll(
-    *, scene: Scene, actor: Any, contest_id: Any, side: Any = 0, rng: Rng | None = None
-) -> SceneEvent:
-    """A side of a contest rolls (its player or the GM; a secret contest only the GM), or the
-    next round of an extended action. The second roll of a directly opposed action settles it:
-    net successes, the winner and the margin (a tie keeps the status quo)."""
-    ruleset = scene.campaign.effective_ruleset()
-    state = contest_panel.state_of(scene)
+def _rolling_side(
+    scene: Scene, actor: Any, state: dict[str, Any], contest_id: Any, side: Any
+) -> tuple[dict[str, Any], dict[str, Any], RollAndKeepSheet]:
+    """(the contest, its side that rolls, that side's character), once ``actor`` may roll it and
+    the side has a roll to make."""
     item = _find_contest(state, contest_id)
     if item.get("secret") and scene.campaign.gm_id != actor.pk:
         raise ValidationError("There is no such contest here.")  # don't confirm it exists
@@ -335,6 +331,14 @@ def contest_roll(
         action = rak.ExtendedAction.from_dict(item["action"])
         if action.finished:
             raise ValidationError(f"This action has already {action.status.value}.")
+    return item, rolling, character
+
+
+def _roll_side(
+    item: dict[str, Any], rolling: dict[str, Any], ruleset: Any, rng: Rng | None
+) -> rak.RollResult:
+    """The side's roll and keep against the contest's difficulty, or against the passive
+    character's sheet (seed 001's indirectly opposed actions)."""
     pool = {
         "attribute_value": rolling["attribute_value"],
         "specialities": len(rolling["specialities"]),
@@ -344,15 +348,20 @@ def contest_roll(
     }
     if item["kind"] == "indirect":
         # The passive sheet's number as it is: over 10 no die can meet it.
-        result = rak.roll_indirectly_opposed(
+        return rak.roll_indirectly_opposed(
             **pool,
             passive_attribute_value=item["passive"]["attribute_value"],
             passive_specialities=len(item["passive"]["specialities"]),
         )
-    else:
-        result = rak.roll(**pool, difficulty=item["difficulty"])
-    difficulty_name = item.get("difficulty_name") or str(item["difficulty"])
-    detail = _rak_detail(result, rolling, difficulty_name)
+    return rak.roll(**pool, difficulty=item["difficulty"])
+
+
+def _note_roll(
+    item: dict[str, Any], rolling: dict[str, Any], result: rak.RollResult, ruleset: Any
+) -> dict[str, Any]:
+    """Write the roll into the contest (the panel's state) and return where the contest stands
+    for the card: a directly opposed action settled by its second roll, the passive side of an
+    indirect one, an extended action's running total."""
     rolling["roll"] = {
         "successes": result.successes,
         "botch": result.botch,
@@ -377,7 +386,7 @@ def contest_roll(
         item["result"] = {"successes": result.successes, "botch": result.botch}
         contest["passive"] = item["passive"]["name"]
     else:
-        action = action.add_round(result)
+        action = rak.ExtendedAction.from_dict(item["action"]).add_round(result)
         item["action"] = action.to_dict()
         contest.update(
             task=item["task"],
@@ -386,8 +395,24 @@ def contest_roll(
             round=len(action.rounds),
             status=action.status.value,
         )
+    return contest
+
+
+#: The card's label for each kind of contest.
+CONTEST_LABELS = {"direct": "Directly opposed", "indirect": "Indirectly opposed"}
+
+
+def _contest_outcome(
+    item: dict[str, Any],
+    rolling: dict[str, Any],
+    result: rak.RollResult,
+    contest: dict[str, Any],
+) -> RollOutcome:
+    """The card: which side rolled against what, its successes and degree, and where the
+    contest now stands."""
+    difficulty_name = item.get("difficulty_name") or str(item["difficulty"])
+    detail = _rak_detail(result, rolling, difficulty_name)
     detail["contest"] = contest
-    store_state(scene, contest_panel.NAME, state)
     title = f"#{item['id']} {_describe(rolling)} vs {difficulty_name} ({item['difficulty']})"
     if item["kind"] == "indirect":
         title = (
@@ -409,24 +434,35 @@ def contest_roll(
         summary += f" — {contest['accumulated']} / {contest['target']}"
         if contest["status"] != "in_progress":
             summary += f", {contest['status']}"
-    outcome = RollOutcome(
+    return RollOutcome(
         title=title,
         summary=summary,
         detail=detail,
         outcome="botch" if result.botch else "success" if result.successes else "failure",
     )
-    labels = {
-        "direct": "Directly opposed",
-        "indirect": "Indirectly opposed",
-        "extended": f"Extended: {item.get('task', '')}",
-    }
+
+
+@scene_action(system=SLUG, what="Opposed actions")
+def contest_roll(
+    *, scene: Scene, actor: Any, contest_id: Any, side: Any = 0, rng: Rng | None = None
+) -> SceneEvent:
+    """A side of a contest rolls (its player or the GM; a secret contest only the GM), or the
+    next round of an extended action. The second roll of a directly opposed action settles it:
+    net successes, the winner and the margin (a tie keeps the status quo)."""
+    ruleset = scene.campaign.effective_ruleset()
+    state = contest_panel.state_of(scene)
+    item, rolling, character = _rolling_side(scene, actor, state, contest_id, side)
+    result = _roll_side(item, rolling, ruleset, rng)
+    contest = _note_roll(item, rolling, result, ruleset)
+    store_state(scene, contest_panel.NAME, state)
+    label = CONTEST_LABELS.get(item["kind"]) or f"Extended: {item.get('task', '')}"
     return record_roll(
         scene=scene,
         actor=actor,
         character=character,
         roll_kind="rak_contest",
-        label=labels[item["kind"]],
-        outcome=outcome,
+        label=label,
+        outcome=_contest_outcome(item, rolling, result, contest),
         mode="secret" if item.get("secret") else "public",
     )
 

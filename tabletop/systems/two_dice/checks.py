@@ -71,6 +71,58 @@ def _two_dice_sheet(
     return attribute, value, resource, max(available, 0)
 
 
+def _extra_penalty(penalty: Any) -> int:
+    """The GM's or player's extra penalty on a check (seed 003's "other" penalties)."""
+    extra = 0 if penalty in (None, "") else whole(penalty, "Extra penalty")
+    if not 0 <= extra <= two_dice.MAX_NUMBER:
+        raise ValidationError(f"The extra penalty must be between 0 and {two_dice.MAX_NUMBER}.")
+    return extra
+
+
+def _declaring(
+    state: dict[str, Any], tracker: TurnTracker, character: Character, targets: list[Character]
+) -> tuple[str, list[str], TurnTracker]:
+    """(the character's participant id, its targets', the tracker with its action taken), once
+    the round has started, no other check waits and every target is on the tracker."""
+    require_started(tracker)
+    if state.get("pending"):
+        raise ValidationError("Another check is waiting for reactions: it rolls first.")
+    pid = api.turn_participant_id(character)
+    target_ids = [api.turn_participant_id(t) for t in targets]
+    for target in target_ids:
+        tracker.participant(target)
+    if pid in target_ids:
+        raise ValidationError(f"{character.name} cannot target their own check.")
+    tracker, _ = tracker.take_action(pid)
+    return pid, target_ids, tracker
+
+
+def _declared(
+    actor: Any,
+    character: Character,
+    action: two_dice.PendingAction,
+    extra: int,
+    targets: list[Character],
+    closes: datetime,
+) -> dict[str, Any]:
+    """The declared check's card: what it rolls, what it costs, whom it targets, and when the
+    reaction window closes."""
+    return {
+        "who": actor.get_username(),
+        "character": character.name,
+        "attribute": action.attribute,
+        "attribute_value": action.attribute_value,
+        "difficulty": action.difficulty,
+        "resource": action.payment.resource,
+        "cost": action.payment.cost,
+        "unpaid": action.payment.unpaid,
+        "penalty": extra,
+        "targets": [t.name for t in targets],
+        "closes_at": closes.isoformat(),
+        "status": "pending",
+    }
+
+
 @scene_action(system=SLUG, what=WHAT)
 def check_declare(
     *,
@@ -96,21 +148,10 @@ def check_declare(
     attribute, value, resource, available = _two_dice_sheet(
         character, attribute=attribute, resource=resource, ruleset=ruleset
     )
-    extra = 0 if penalty in (None, "") else whole(penalty, "Extra penalty")
-    if not 0 <= extra <= two_dice.MAX_NUMBER:
-        raise ValidationError(f"The extra penalty must be between 0 and {two_dice.MAX_NUMBER}.")
+    extra = _extra_penalty(penalty)
     targets = list(targets)
     state, tracker = turns_state(scene)
-    require_started(tracker)
-    if state.get("pending"):
-        raise ValidationError("Another check is waiting for reactions: it rolls first.")
-    pid = api.turn_participant_id(character)
-    target_ids = [api.turn_participant_id(t) for t in targets]
-    for target in target_ids:
-        tracker.participant(target)
-    if pid in target_ids:
-        raise ValidationError(f"{character.name} cannot target their own check.")
-    tracker, _ = tracker.take_action(pid)
+    pid, target_ids, tracker = _declaring(state, tracker, character, targets)
     action = two_dice.declare_action(
         actor=pid,
         targets=target_ids,
@@ -124,26 +165,12 @@ def check_declare(
     )
     window = timedelta(seconds=ruleset["reaction_seconds"])  # the campaign's setting
     closes = (now or timezone.now()) + window
-    payment = action.payment
     event = record_event(
         scene=scene,
         kind="check_declared",
         actor=actor,
         character=character,
-        public={
-            "who": actor.get_username(),
-            "character": character.name,
-            "attribute": attribute,
-            "attribute_value": value,
-            "difficulty": action.difficulty,
-            "resource": resource,
-            "cost": payment.cost,
-            "unpaid": payment.unpaid,
-            "penalty": extra,
-            "targets": [t.name for t in targets],
-            "closes_at": closes.isoformat(),
-            "status": "pending",
-        },
+        public=_declared(actor, character, action, extra, targets, closes),
     )
     state.update(
         tracker=tracker.to_dict(),
@@ -176,6 +203,58 @@ def _check_detail(result: two_dice.CheckResult, names: dict[str, str]) -> dict[s
     return detail
 
 
+def _reacting(pending: Any, character: Character, opposition: str) -> str:
+    """The character's participant id, once it may hinder (or, as a target, resist) the check
+    that waits (seed 003: a reaction, once a round, never against one's own check)."""
+    if pending is None:
+        raise ValidationError("There is no check waiting for reactions.")
+    pid = api.turn_participant_id(character)
+    if pid == pending.actor:
+        raise ValidationError(f"{character.name} cannot {opposition} their own check.")
+    if any(o.reactor == pid for o in pending.oppositions):
+        raise ValidationError(f"{character.name} has already reacted to this check.")
+    if opposition == two_dice.RESIST and pid not in pending.targets:
+        raise ValidationError(
+            f"{character.name} is not a target of this check: only targets resist "
+            "(a resist protects only the resister). Hinder it instead."
+        )
+    return pid
+
+
+def _reaction_outcome(
+    character: Character,
+    opposition: str,
+    reaction: two_dice.CheckResult,
+    opposed: Any,
+    names: dict[str, str],
+    pending: Any,
+    state: dict[str, Any],
+) -> RollOutcome:
+    """The reaction's card: who hinders or resists whose check, its band, and the penalty it
+    lays on that check."""
+    against = names.get(pending.actor, pending.actor)
+    verb = "hinders" if opposition == two_dice.HINDER else "resists"
+    detail = {
+        "check": _check_detail(reaction, names),
+        "opposition": opposition,
+        "against": against,
+        "penalty": opposed.penalty.to_dict() if opposed.penalty else None,
+        "declared": state["pending"]["seq"],
+    }
+    if opposed.penalty:
+        whom = "every target" if opposition == two_dice.HINDER else character.name
+        effect = f"−{opposed.penalty.amount} on {against}'s check against {whom}"
+    else:
+        effect = "no penalty"
+    return RollOutcome(
+        title=f"{character.name} {verb} {against}'s check: {reaction.attribute} "
+        f"{reaction.attribute_value:+d} · {reaction.difficulty}",
+        summary=f"{TWO_DICE_BANDS[reaction.band]} ({reaction.total}): {effect}",
+        detail=detail,
+        outcome=reaction.band,
+    )
+
+
 @scene_action(system=SLUG, what=WHAT)
 def check_react(
     *,
@@ -203,19 +282,8 @@ def check_react(
     )
     state, tracker = turns_state(scene)
     pending = pending_of(state)
-    if pending is None:
-        raise ValidationError("There is no check waiting for reactions.")
-    pid = api.turn_participant_id(character)
+    pid = _reacting(pending, character, opposition)
     rng = api.game_dice(rng)
-    if pid == pending.actor:
-        raise ValidationError(f"{character.name} cannot {opposition} their own check.")
-    if any(o.reactor == pid for o in pending.oppositions):
-        raise ValidationError(f"{character.name} has already reacted to this check.")
-    if opposition == two_dice.RESIST and pid not in pending.targets:
-        raise ValidationError(
-            f"{character.name} is not a target of this check: only targets resist "
-            "(a resist protects only the resister). Hinder it instead."
-        )
     tracker, _ = tracker.use_reaction(pid)
     reaction = two_dice.check(
         attribute=attribute,
@@ -231,29 +299,10 @@ def check_react(
     state["tracker"] = tracker.to_dict()
     state["pending"] = {**state["pending"], "action": pending.to_dict()}
     store_state(scene, api.TURNS_PANEL, state)
-    names = _names_by_id(tracker)
-    against = names.get(pending.actor, pending.actor)
-    verb = "hinders" if opposition == two_dice.HINDER else "resists"
-    detail = {
-        "check": _check_detail(reaction, names),
-        "opposition": opposition,
-        "against": against,
-        "penalty": opposed.penalty.to_dict() if opposed.penalty else None,
-        "declared": state["pending"]["seq"],
-    }
-    if opposed.penalty:
-        whom = "every target" if opposition == two_dice.HINDER else character.name
-        effect = f"−{opposed.penalty.amount} on {against}'s check against {whom}"
-    else:
-        effect = "no penalty"
-    outcome = RollOutcome(
-        title=f"{character.name} {verb} {against}'s check: {attribute} {value:+d} · "
-        f"{reaction.difficulty}",
-        summary=f"{TWO_DICE_BANDS[reaction.band]} ({reaction.total}): {effect}",
-        detail=detail,
-        outcome=reaction.band,
+    outcome = _reaction_outcome(
+        character, opposition, reaction, opposed, _names_by_id(tracker), pending, state
     )
-    declared = SceneEvent.objects.filter(scene=scene, seq=detail["declared"]).first()
+    declared = SceneEvent.objects.filter(scene=scene, seq=state["pending"]["seq"]).first()
     # A reaction is a plain check (its unpaid cost its only penalty): its exact bands, for the
     # dice statistics. (The opposed action's aren't stored: hinders add penalty dice.)
     chances = two_dice.check_distribution(
