@@ -65,7 +65,9 @@ def run(module: str, body: str, cases: list) -> list:
             body,
             "};",
             "const answers = [];",
-            'for (const c of JSON.parse(readFileSync(0, "utf8"))) { answers.push(await answer(c)); }',
+            'for (const c of JSON.parse(readFileSync(0, "utf8"))) {',
+            "  answers.push(await answer(c));",
+            "}",
             "process.stdout.write(JSON.stringify(answers));",
         ]
     )
