@@ -4,7 +4,7 @@
 // as a rollable of the Sheet tool names them; a panel that rolled goes back to the table's mode.
 
 import { recall, remember, sceneKey } from "./page.js";
-import { phone, showTab } from "./tabs.js";
+import { onPhone, showTab } from "./tabs.js";
 
 // --- the table-wide roll mode: every roll panel starts from it, a panel may differ once ---
 
@@ -35,7 +35,7 @@ export function restoreTableMode() {
 // one-roll mode goes back to the table's.
 export function rolled(form) {
   if (!form || !form.isConnected || !form.classList.contains("roll-form")) { return; }
-  if (phone.matches) { showTab("log", true); }
+  if (onPhone()) { showTab("log", true); }
   applyTableMode(form);
 }
 
