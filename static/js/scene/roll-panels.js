@@ -39,6 +39,12 @@ export function rolled(form) {
   applyTableMode(form);
 }
 
+// An option's data-sets read: [the field's name, its value], the name up to the first ":".
+export function setsField(spec) {
+  const at = spec.indexOf(":");
+  return [spec.slice(0, at), spec.slice(at + 1)];
+}
+
 // An option may fill in another field of its form: data-sets="difficulty:7" (a foe picked on
 // a roll panel sets the difficulty the roll is made against, and the field shows it). An
 // option without it gives the field back to the player.
@@ -52,10 +58,10 @@ function applyPickedValues(select) {
     field.removeAttribute("data-set-by");
   });
   if (!spec) { return; }
-  const at = spec.indexOf(":");
-  const field = form.elements.namedItem(spec.slice(0, at));
+  const sets = setsField(spec);
+  const field = form.elements.namedItem(sets[0]);
   if (!field || !("value" in field)) { return; }
-  field.value = spec.slice(at + 1);
+  field.value = sets[1];
   field.readOnly = true;
   field.setAttribute("data-set-by", select.name);
   field.dispatchEvent(new Event("input", { bubbles: true }));
