@@ -14,27 +14,94 @@ const ANSWER_WITHIN_MS = 8000;
 const QUIET_MS = 500;  // an answer within this needs no "sending…"
 const commands = [];  // unanswered, in the order they were made
 let madeCount = 0;
+let pageId = null;  // drawn at the first command: importing this module needs no window
+
+// --- a command's life, decided on plain values (a command: its record below) ---
 
 // The server records an id once per scene and sender, and answers a second command with
 // the same id as a repeat: so ids must not collide between a player's tabs (two tabs
-// opened in the same millisecond count from 1 alike). A random part makes them unique.
-const pageId = (function () {
-  const bytes = new Uint8Array(6);
-  window.crypto.getRandomValues(bytes);
+// opened in the same millisecond count from 1 alike). A random part makes them unique:
+// the page's random bytes, in hex.
+export function pageIdOf(bytes) {
   return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
-})();
+}
+
+// The made-th command of a page (1 the first): "<page id>-<made, base 36>".
+export function commandIdOf(page, made) { return page + "-" + made.toString(36); }
 
 function commandId() {
+  if (pageId === null) { pageId = pageIdOf(window.crypto.getRandomValues(new Uint8Array(6))); }
   madeCount += 1;
-  return pageId + "-" + madeCount.toString(36);
+  return commandIdOf(pageId, madeCount);
 }
 
-function find(cid) { return commands.filter(function (c) { return c.cid === cid; })[0] || null; }
+// The frame a command goes out as: marked "again" once an earlier try went out (the server
+// then finds it a repeat before its own first run could refuse it), never on its first.
+export function frameOf(command) {
+  return command.tries ? Object.assign({}, command.frame, { again: true }) : command.frame;
+}
+
+// A command (re)sent: a try only if it went out (transmitted; a closed socket sends nothing),
+// "sending" from now, shown at once while the table is away (offline), else only if slow.
+export function sending(command, transmitted, offline, now) {
+  if (transmitted) { command.tries += 1; }
+  command.state = "sending";
+  command.since = now;
+  command.shown = offline;
+  return command;
+}
+
+// "Not sent", and why: the server's word, else what the page knows.
+export function unsent(command, why, offline) {
+  command.state = "unsent";
+  command.why = why || (offline ? "the table is reconnecting; it goes once it is back."
+    : "no answer from the table's server yet.");
+  return command;
+}
+
+// What a command waiting since command.since is due at now: "unsent" past ANSWER_WITHIN_MS,
+// "shown" ("sending…") past QUIET_MS, else nothing; a command shown "not sent" waits for the user.
+export function overdue(command, now) {
+  if (command.state !== "sending") { return null; }
+  if (now - command.since >= ANSWER_WITHIN_MS) { return "unsent"; }
+  if (!command.shown && now - command.since >= QUIET_MS) { return "shown"; }
+  return null;
+}
+
+// The command a "done" frame answers (none: the user cancelled it), and what the answer makes
+// of it: "unsent" when the server could not answer in time (retry), else "done" (recorded, a
+// repeat, or refused: its error says why).
+export function answerFor(list, answer) {
+  const command = byCid(list, answer.cid);
+  return command ? { command: command, outcome: answer.retry ? "unsent" : "done" } : null;
+}
+
+export function byCid(list, cid) { return list.filter(function (c) { return c.cid === cid; })[0] || null; }
+
+// The composer's line waiting for its answer, if that text is one.
+export function byText(list, text) { return list.filter(function (c) { return c.text === text; })[0] || null; }
+
+// The command a form made with this frame (its key), if it is still waiting: pressed again, it
+// is that command again, not a second.
+export function byFormAndKey(list, form, key) {
+  return list.filter(function (c) { return c.form === form && c.key === key; })[0];
+}
+
+// A command's label, from the composer's line: in quotes, on one line, cut at 40 characters.
+export function lineLabel(text) {
+  const line = text.replace(/\s+/g, " ").trim();
+  return "“" + (line.length > 40 ? line.slice(0, 39) + "…" : line) + "”";
+}
+
+// A command's label, from the name of the button that made it.
+export function buttonLabel(name) { return name.replace(/\s+/g, " ").trim() || "Your action"; }
+
+// --- the page's commands ---
+
+function find(cid) { return byCid(commands, cid); }
 
 // The composer's line still waiting for its answer, if that text is one.
-export function waitingLine(text) {
-  return commands.filter(function (c) { return c.text === text; })[0] || null;
-}
+export function waitingLine(text) { return byText(commands, text); }
 
 function clearErrors() {
   const errors = document.getElementById("scene-errors");
@@ -56,11 +123,8 @@ export function make(frame, form, text, done) {
 }
 
 function send(command) {
-  const frame = command.tries ? Object.assign({}, command.frame, { again: true }) : command.frame;
-  if (transmit(JSON.stringify(frame), command.form)) { command.tries += 1; }
-  command.state = "sending";
-  command.since = Date.now();
-  command.shown = isOffline();  // at once while the table is away; otherwise only if slow
+  const transmitted = transmit(JSON.stringify(frameOf(command)), command.form);
+  sending(command, transmitted, isOffline(), Date.now());
   showCommand(command);
 }
 
@@ -70,8 +134,10 @@ export function retry(command) {
   if (!isOpen()) { reconnectNow(); }
 }
 
-// Stuck: the table away, or shown "not sent". Pressed again, such a command is retried.
-export function stuck(command) { return isOffline() || command.state === "unsent"; }
+// Stuck: the table away (offline), or shown "not sent". Pressed again, such a command is retried.
+export function isStuck(command, offline) { return offline || command.state === "unsent"; }
+
+export function stuck(command) { return isStuck(command, isOffline()); }
 
 // After the hello of a (re)opened socket: every unanswered command again, in order, with its cid.
 export function resendAll() { commands.forEach(send); }
@@ -85,17 +151,16 @@ export function showWaiting() {
 
 // A "done" frame.
 export function answered(answer) {
-  const command = find(answer.cid);
-  if (!command) { return; }  // cancelled by the user
-  if (answer.retry) { return notSent(command, answer.error); }
+  const match = answerFor(commands, answer);
+  if (!match) { return; }  // cancelled by the user
+  const command = match.command;
+  if (match.outcome === "unsent") { return notSent(command, answer.error); }
   forget(command);
   if (command.done) { command.done(answer); }
 }
 
 function notSent(command, why) {
-  command.state = "unsent";
-  command.why = why || (isOffline() ? "the table is reconnecting; it goes once it is back."
-    : "no answer from the table's server yet.");
+  unsent(command, why, isOffline());
   showCommand(command);
 }
 
@@ -108,10 +173,10 @@ function watchAnswers() {
   window.setInterval(function () {
     const now = Date.now();
     commands.forEach(function (command) {
-      if (command.state !== "sending") { return; }
-      if (now - command.since >= ANSWER_WITHIN_MS) {
+      const due = overdue(command, now);
+      if (due === "unsent") {
         notSent(command, null);
-      } else if (!command.shown && now - command.since >= QUIET_MS) {
+      } else if (due === "shown") {
         command.shown = true;
         showCommand(command);
       }
@@ -129,14 +194,10 @@ function boxFor(command) {
 }
 
 function labelOf(form, text) {
-  if (text !== undefined) {
-    const line = text.replace(/\s+/g, " ").trim();
-    return "“" + (line.length > 40 ? line.slice(0, 39) + "…" : line) + "”";
-  }
+  if (text !== undefined) { return lineLabel(text); }
   if (form && form.classList.contains("roll-form")) { return "Roll"; }
   const button = form && form.querySelector("button");
-  const name = button ? button.getAttribute("aria-label") || button.textContent : "";
-  return name.replace(/\s+/g, " ").trim() || "Your action";
+  return buttonLabel(button ? button.getAttribute("aria-label") || button.textContent : "");
 }
 
 function showCommand(command) {
@@ -200,7 +261,7 @@ export function listen(formDone) {
     const frame = Object.assign({}, evt.detail.parameters);
     // Pressed again while stuck (the table away, or "not sent"): the same command, not a second.
     const key = JSON.stringify(frame);
-    const same = commands.filter(function (c) { return c.form === form && c.key === key; })[0];
+    const same = byFormAndKey(commands, form, key);
     if (same && stuck(same)) { retry(same); return; }
     // The error frame says why it was refused; the form stays as the user left it.
     make(frame, form, undefined, function (answer) { if (!answer.error) { formDone(form); } });

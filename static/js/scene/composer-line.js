@@ -9,6 +9,22 @@ import { make, retry, stuck, waitingLine } from "./commands.js";
 const history = [];  // the lines sent, for ArrowUp
 let recalled = -1;
 
+// --- the decisions, on plain values ---
+
+// What the parser's result (composer.js's parse) puts under the box, as { kind, lines }: its
+// error, its help, or an error for a frame the server would not answer; kind "" (nothing
+// shown) when the line is to be sent.
+export function lineStatus(result) {
+  if (result.error) { return { kind: "error", lines: [result.error] }; }
+  if (result.help) { return { kind: "help", lines: result.help }; }
+  if (!result.frame.command) { return { kind: "error", lines: ["That line could not be sent."] }; }
+  return { kind: "", lines: [] };
+}
+
+// ArrowUp in an empty box, of count lines sent: the last one first (recalled -1: none yet),
+// then each one before it, stopping at the first.
+export function recallAt(recalled, count) { return recalled < 0 ? count - 1 : Math.max(0, recalled - 1); }
+
 function members() {
   const data = document.getElementById("table-members");
   try { return data ? JSON.parse(data.textContent) : []; } catch (e) { return []; }
@@ -42,13 +58,9 @@ function submitComposer(form) {
     members: members(),
     me: parseInt((root && root.getAttribute("data-user")) || "0", 10)
   });
-  if (result.error) { composerStatus("error", [result.error]); return; }
-  if (result.help) { composerStatus("help", result.help); return; }
-  if (!result.frame.command) {  // nothing for the server to answer (not one of its commands)
-    composerStatus("error", ["That line could not be sent."]);
-    return;
-  }
-  composerStatus("", []);
+  const status = lineStatus(result);
+  composerStatus(status.kind, status.lines);
+  if (status.kind) { return; }
   // The same line on its way is not sent twice: a second Enter only retries it when it is
   // stuck (the table away, or shown "not sent").
   const waiting = waitingLine(box.value);
@@ -95,7 +107,7 @@ export function listen() {
       submitComposer(box.form);
     } else if (evt.key === "ArrowUp" && !box.value && history.length) {
       evt.preventDefault();
-      recalled = recalled < 0 ? history.length - 1 : Math.max(0, recalled - 1);
+      recalled = recallAt(recalled, history.length);
       box.value = history[recalled];
     } else if (evt.key === "Escape") {
       composerStatus("", []);

@@ -11,18 +11,35 @@ import { transmit } from "./socket.js";
 export const PING_EVERY_MS = 30000;
 let lastRtt = null;
 
+// A ping sent at now: t for its pong to bring back, and the round trip measured last, once
+// there is one (0 ms is one).
+export function pingFrame(now, rtt) {
+  const frame = { command: "ping", t: now };
+  if (rtt !== null) { frame.rtt = rtt; }
+  return frame;
+}
+
+// The round trip of a pong at now, in whole ms, from the t it brings back (none: not a number,
+// not a pong of this page's); never below 0.
+export function roundTrip(sentAt, now) {
+  if (typeof sentAt !== "number") { return null; }
+  return Math.max(0, Math.round(now - sentAt));
+}
+
+// The presence list's word for a round trip.
+export function speedOf(rtt) { return rtt < 150 ? "good" : rtt < 400 ? "fair" : "slow"; }
+
 export function ping() {
   if (document.hidden) { return; }
-  const frame = { command: "ping", t: performance.now() };
-  if (lastRtt !== null) { frame.rtt = lastRtt; }
-  transmit(JSON.stringify(frame));
+  transmit(JSON.stringify(pingFrame(performance.now(), lastRtt)));
 }
 
 // A pong: it carries the t its ping was sent with.
 export function measured(sentAt) {
-  if (typeof sentAt !== "number") { return; }
+  const rtt = roundTrip(sentAt, performance.now());
+  if (rtt === null) { return; }
   const first = lastRtt === null;
-  lastRtt = Math.max(0, Math.round(performance.now() - sentAt));
+  lastRtt = rtt;
   paintOwnRtt();
   // The first measure goes out at once, not a ping period later: the table sees this
   // member's round trip at the scene's next beat after they connect.
@@ -35,5 +52,5 @@ export function paintOwnRtt() {
   if (!el) { return; }
   el.textContent = lastRtt + " ms";
   el.setAttribute("data-rtt-ms", String(lastRtt));
-  el.setAttribute("data-speed", lastRtt < 150 ? "good" : lastRtt < 400 ? "fair" : "slow");
+  el.setAttribute("data-speed", speedOf(lastRtt));
 }

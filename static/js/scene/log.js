@@ -11,6 +11,56 @@ let unread = 0;
 let replayFrom = null;  // the seq this page had when its socket came back
 let replayUntil = 0;
 
+// The log's cards, as the page adds them (its direct children with a seq).
+const CARDS = ":scope > [data-seq]";
+
+// --- the decisions, on plain values: seqs as the cards' data-seq texts ---
+
+// The newest seq: seq, or a newer one among seqTexts (a text that is no number counts for none).
+export function newestSeq(seq, seqTexts) {
+  return seqTexts.reduce(function (newest, text) {
+    const n = parseInt(text, 10);
+    return n > newest ? n : newest;
+  }, seq);
+}
+
+// How many of seqTexts are newer than seq.
+export function countAfter(seqTexts, seq) {
+  return seqTexts.filter(function (text) { return parseInt(text, 10) > seq; }).length;
+}
+
+// Where the first of seqTexts newer than seq stands (-1: none is).
+export function firstAfter(seqTexts, seq) {
+  for (let i = 0; i < seqTexts.length; i += 1) {
+    if (parseInt(seqTexts[i], 10) > seq) { return i; }
+  }
+  return -1;
+}
+
+// The reader is at the bottom of the log, within 40 px of it.
+export function atBottom(scrollTop, clientHeight, scrollHeight) {
+  return scrollTop + clientHeight >= scrollHeight - 40;
+}
+
+// The "N new" count once added cards arrived: they count only while the reader is away from
+// the bottom (at it, they are in view).
+export function unreadAfter(unread, added, stickToBottom) {
+  return added && !stickToBottom ? unread + added : unread;
+}
+
+export function missedWords(count) {
+  return "You missed " + count + " event" + (count === 1 ? "" : "s") + " while reconnecting";
+}
+
+// The newest card's gist: "#<seq> <its text on one line>".
+export function gistOf(seqText, text) {
+  return "#" + seqText + " " + text.replace(/\s+/g, " ").trim();
+}
+
+function seqsOf(cards) {
+  return Array.prototype.map.call(cards, function (card) { return card.getAttribute("data-seq"); });
+}
+
 export function seq() { return lastSeq; }
 
 // The page as rendered: the seq it was rendered at, and every card's.
@@ -20,15 +70,10 @@ export function startCursor(root) {
 }
 
 export function noteSeq(root) {
-  (root || document).querySelectorAll("[data-seq]").forEach(function (el) {
-    const seq = parseInt(el.getAttribute("data-seq"), 10);
-    if (seq > lastSeq) { lastSeq = seq; }
-  });
+  lastSeq = newestSeq(lastSeq, seqsOf((root || document).querySelectorAll("[data-seq]")));
 }
 
 // --- anchored at the bottom while the reader is there; "N new" when they are not ---
-
-function atBottom(el) { return el.scrollTop + el.clientHeight >= el.scrollHeight - 40; }
 
 function showUnread() {
   const pill = document.getElementById("new-pill");
@@ -58,11 +103,7 @@ function toBottom() {
 export function countArrivals(before) {
   const el = log();
   if (!el) { return; }
-  let added = 0;
-  el.querySelectorAll(":scope > [data-seq]").forEach(function (card) {
-    if (parseInt(card.getAttribute("data-seq"), 10) > before) { added += 1; }
-  });
-  if (added && !stickToBottom) { unread += added; }
+  unread = unreadAfter(unread, countAfter(seqsOf(el.querySelectorAll(CARDS)), before), stickToBottom);
   showUnread();
 }
 
@@ -70,7 +111,7 @@ export function watchScroll() {
   const el = log();
   if (!el) { return; }
   el.addEventListener("scroll", function () {
-    stickToBottom = atBottom(el);
+    stickToBottom = atBottom(el.scrollTop, el.clientHeight, el.scrollHeight);
     if (stickToBottom) { unread = 0; showUnread(); }
   });
 }
@@ -92,11 +133,11 @@ export function markMissed() {
   if (replayFrom === null) { return; }
   const el = log();
   if (!el) { return; }
-  const missed = [];
-  el.querySelectorAll(":scope > [data-seq]").forEach(function (card) {
-    if (parseInt(card.getAttribute("data-seq"), 10) > replayFrom) { missed.push(card); }
-  });
-  if (!missed.length) { return; }
+  const cards = el.querySelectorAll(CARDS);
+  const seqs = seqsOf(cards);
+  const missed = countAfter(seqs, replayFrom);
+  if (!missed) { return; }
+  const first = cards[firstAfter(seqs, replayFrom)];
   let marker = document.getElementById("missed-marker");
   if (!marker) {
     marker = document.createElement("p");
@@ -104,9 +145,8 @@ export function markMissed() {
     marker.className = "missed-marker";
     marker.setAttribute("role", "status");
   }
-  if (marker.nextElementSibling !== missed[0]) { el.insertBefore(marker, missed[0]); }
-  marker.textContent = "You missed " + missed.length + " event" + (missed.length === 1 ? "" : "s") +
-    " while reconnecting";
+  if (marker.nextElementSibling !== first) { el.insertBefore(marker, first); }
+  marker.textContent = missedWords(missed);
   if (Date.now() > replayUntil) { replayFrom = null; }
 }
 
@@ -127,11 +167,9 @@ export function makeRoomForCards(message) {
     const place = document.createElement(card.tagName);
     place.id = card.id;
     place.setAttribute("data-seq", String(seq));
-    let after = null;
-    el.querySelectorAll(":scope > [data-seq]").forEach(function (other) {
-      if (!after && parseInt(other.getAttribute("data-seq"), 10) > seq) { after = other; }
-    });
-    el.insertBefore(place, after);
+    const others = el.querySelectorAll(CARDS);
+    const after = firstAfter(seqsOf(others), seq);
+    el.insertBefore(place, after < 0 ? null : others[after]);
   });
 }
 
@@ -147,5 +185,5 @@ export function showLatest() {
   const copy = card.cloneNode(true);
   copy.querySelectorAll(".event-meta, form, .commitment, .visually-hidden")
     .forEach(function (n) { n.remove(); });
-  line.textContent = "#" + card.getAttribute("data-seq") + " " + copy.textContent.replace(/\s+/g, " ").trim();
+  line.textContent = gistOf(card.getAttribute("data-seq"), copy.textContent);
 }

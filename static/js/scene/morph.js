@@ -1,3 +1,4 @@
+// No unit test: DOM wiring only, with no decision of its own to test without a page.
 // Panels pushed live (party, dashboard, procedures) are morphed into place, not replaced, so
 // a panel re-rendered under a player's fingers keeps the focus, the open <details> and what is
 // being typed, and does not eat the click. Only the "morph" style is ours: htmx-ext's own

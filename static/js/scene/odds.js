@@ -6,6 +6,30 @@ import { isOffline } from "./socket.js";
 
 let staleOdds = [];
 
+// --- the decisions, on plain values ---
+
+// An odds element the table was away for (or whose request failed), kept to ask for again:
+// each once, however often it was skipped.
+export function keepStale(stale, el) {
+  if (stale.indexOf(el) < 0) { stale.push(el); }
+  return stale;
+}
+
+// The table is back: of the odds kept, those still on the page are asked for again.
+export function dueOdds(stale) { return stale.filter(function (el) { return el.isConnected; }); }
+
+// The odds' one line beside the Roll button: the chart's note when it gives a chance, or the
+// error; else each outcome's chance, "Fail 41.7% · Success 58.3%". note: the note's (or the
+// error's) text, null when there is none; rows: each chart row's heading and last cell texts
+// (null when the row has none).
+export function oddsLine(note, isError, rows) {
+  const text = note !== null ? note.replace(/\s+/g, " ").trim() : "";
+  if (text.indexOf("%") >= 0 || isError) { return text; }
+  return rows.map(function (row) {
+    return row[0] !== null && row[1] !== null ? row[0].trim() + " " + row[1].trim() : "";
+  }).filter(Boolean).join(" · ");
+}
+
 function isOdds(el) { return !!(el && el.classList && el.classList.contains("odds")); }
 
 function fetchOdds(el) {
@@ -16,7 +40,7 @@ function fetchOdds(el) {
 export function askOdds(el) {
   if (!el || !window.htmx) { return; }
   if (isOffline()) {  // asked again once the table is back (refreshOdds)
-    if (staleOdds.indexOf(el) < 0) { staleOdds.push(el); }
+    keepStale(staleOdds, el);
     return;
   }
   fetchOdds(el);
@@ -24,12 +48,9 @@ export function askOdds(el) {
 
 // The table is back: the odds skipped or failed while it was away, asked for again.
 export function refreshOdds() {
-  const due = staleOdds;
+  const due = dueOdds(staleOdds);
   staleOdds = [];
-  due.forEach(function (el) {
-    if (!el.isConnected) { return; }
-    fetchOdds(el);
-  });
+  due.forEach(function (el) { fetchOdds(el); });
 }
 
 export function listen() {
@@ -37,12 +58,12 @@ export function listen() {
     const el = evt.detail && evt.detail.elt;
     if (!isOffline() || !isOdds(el)) { return; }
     evt.preventDefault();
-    if (staleOdds.indexOf(el) < 0) { staleOdds.push(el); }
+    keepStale(staleOdds, el);
   });
 
   document.body.addEventListener("htmx:sendError", function (evt) {
     const el = evt.detail && evt.detail.elt;
-    if (isOdds(el) && staleOdds.indexOf(el) < 0) { staleOdds.push(el); }
+    if (isOdds(el)) { keepStale(staleOdds, el); }
   });
 
   // A roll panel's odds, just fetched: their one-line summary joins the Roll button in the
@@ -54,16 +75,13 @@ export function listen() {
     const line = form && form.querySelector(".roll-actions .odds-line");
     if (!line) { return; }
     const note = odds.querySelector(".odds-chart .muted, .odds-error");
-    let text = note ? note.textContent.replace(/\s+/g, " ").trim() : "";
-    if (text.indexOf("%") < 0 && !odds.querySelector(".odds-error")) {
-      // No summary with a chance in it: each outcome's chance, in a line.
-      text = Array.prototype.map.call(odds.querySelectorAll(".odds-chart tr"), function (row) {
-        const th = row.querySelector("th");
-        const cells = row.querySelectorAll("td");
-        return th && cells.length ? th.textContent.trim() + " " + cells[cells.length - 1].textContent.trim() : "";
-      }).filter(Boolean).join(" · ");
-    }
-    line.textContent = text;
-    line.classList.toggle("odds-error", !!odds.querySelector(".odds-error"));
+    const isError = !!odds.querySelector(".odds-error");
+    const rows = Array.prototype.map.call(odds.querySelectorAll(".odds-chart tr"), function (row) {
+      const th = row.querySelector("th");
+      const cells = row.querySelectorAll("td");
+      return [th ? th.textContent : null, cells.length ? cells[cells.length - 1].textContent : null];
+    });
+    line.textContent = oddsLine(note ? note.textContent : null, isError, rows);
+    line.classList.toggle("odds-error", isError);
   });
 }

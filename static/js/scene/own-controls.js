@@ -1,3 +1,4 @@
+// No unit test: DOM wiring only, with no decision of its own to test without a page.
 // Spend buttons are rendered once for every player; each page keeps only those meant for its
 // user (data-only-for) and drops those meant for everyone else (data-not-for). The server
 // checks every command anyway.

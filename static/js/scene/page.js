@@ -1,3 +1,4 @@
+// No unit test: DOM wiring only, with no decision of its own to test without a page.
 // The page's own facts, read where they are kept: the scene (#scene, which carries the viewer's
 // user id and the scene's id), its log, and what this browser remembers per scene (the tab, the
 // table-wide roll mode, whose sheet), kept quietly out of storage a private window refuses.

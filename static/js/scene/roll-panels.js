@@ -4,7 +4,7 @@
 // as a rollable of the Sheet tool names them; a panel that rolled goes back to the table's mode.
 
 import { recall, remember, sceneKey } from "./page.js";
-import { phone, showTab } from "./tabs.js";
+import { onPhone, showTab } from "./tabs.js";
 
 // --- the table-wide roll mode: every roll panel starts from it, a panel may differ once ---
 
@@ -35,8 +35,14 @@ export function restoreTableMode() {
 // one-roll mode goes back to the table's.
 export function rolled(form) {
   if (!form || !form.isConnected || !form.classList.contains("roll-form")) { return; }
-  if (phone.matches) { showTab("log", true); }
+  if (onPhone()) { showTab("log", true); }
   applyTableMode(form);
+}
+
+// An option's data-sets read: [the field's name, its value], the name up to the first ":".
+export function setsField(spec) {
+  const at = spec.indexOf(":");
+  return [spec.slice(0, at), spec.slice(at + 1)];
 }
 
 // An option may fill in another field of its form: data-sets="difficulty:7" (a foe picked on
@@ -52,10 +58,10 @@ function applyPickedValues(select) {
     field.removeAttribute("data-set-by");
   });
   if (!spec) { return; }
-  const at = spec.indexOf(":");
-  const field = form.elements.namedItem(spec.slice(0, at));
+  const sets = setsField(spec);
+  const field = form.elements.namedItem(sets[0]);
   if (!field || !("value" in field)) { return; }
-  field.value = spec.slice(at + 1);
+  field.value = sets[1];
   field.readOnly = true;
   field.setAttribute("data-set-by", select.name);
   field.dispatchEvent(new Event("input", { bubbles: true }));

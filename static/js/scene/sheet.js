@@ -12,6 +12,14 @@ import { askOdds } from "./odds.js";
 
 function sheetKey() { return sceneKey("scene-sheet"); }
 
+// A rollable's fields (its data-fields, JSON) as [name, value] pairs, each value a text as a
+// form's fields hold it (7 is "7"); none when there are none or they cannot be read.
+export function rollableFields(json) {
+  let fields = {};
+  try { fields = JSON.parse(json || "{}"); } catch (e) { fields = {}; }
+  return Object.keys(fields).map(function (name) { return [name, String(fields[name])]; });
+}
+
 function showSheet(pk, keep) {
   const cards = Array.prototype.slice.call(document.querySelectorAll("#tab-sheet [data-sheet]"));
   if (!cards.some(function (card) { return card.getAttribute("data-sheet") === pk; })) { return; }
@@ -33,13 +41,13 @@ function fillRollPanel(button) {
   const kind = button.getAttribute("data-roll-kind");
   const form = document.querySelector("#tab-roll form.roll-form[data-roll-kind='" + kind + "']");
   if (!form) { return; }
-  let fields = {};
-  try { fields = JSON.parse(button.getAttribute("data-fields") || "{}"); } catch (e) { fields = {}; }
   // Exactly the boxes the rollable names are ticked: a speciality left ticked from an earlier
   // roll of another attribute would be refused.
   form.querySelectorAll("input[type='checkbox']").forEach(function (box) { box.checked = false; });
   setField(form, "character", button.getAttribute("data-character"));
-  Object.keys(fields).forEach(function (name) { setField(form, name, String(fields[name])); });
+  rollableFields(button.getAttribute("data-fields")).forEach(function (field) {
+    setField(form, field[0], field[1]);
+  });
   applyTableMode(form);
   const panel = form.closest("details");
   document.querySelectorAll("#tab-roll details[open]").forEach(function (other) {

@@ -11,31 +11,85 @@ const RECONNECT_FIRST_MS = 500;
 const RECONNECT_CAP_MS = 4000;
 // Close codes the extension reconnects after (abnormal, server error, restart, try later).
 const RECONNECTS_AFTER = [1006, 1011, 1012, 1013];
+// A socket's readyState, by the standard's numbers (named here: Node, which runs this module's
+// tests, has no WebSocket before version 22).
+const CONNECTING = 0;
+const OPEN = 1;
+const CLOSING = 2;
+const CLOSED = 3;
 
 let htmxApi = null;  // htmx's internal API, handed to extensions: it holds the socket's wrapper
-let offline = false;  // the socket closed and has not opened since (not: connecting at load)
-let wasOpen = false;
 let guarded = null;  // the extension's socket wrapper, once its retry timer is guarded
 let connectNow = null;  // that wrapper's own connect
+
+// The wait before retry number retryCount (0 the first), in ms: a ceiling doubling from
+// RECONNECT_FIRST_MS up to RECONNECT_CAP_MS, the wait a random point (random in [0, 1)) of its
+// upper half.
+export function reconnectDelay(retryCount, random) {
+  const ceiling = Math.min(RECONNECT_CAP_MS, RECONNECT_FIRST_MS * Math.pow(2, retryCount));
+  return ceiling / 2 + random * (ceiling / 2);
+}
 
 // Before htmx processes the page (scene.js says why that holds for a module).
 export function defineTableSocket() {
   if (!window.htmx) { return; }
   window.htmx.config.wsReconnectDelay = function (retryCount) {
-    const ceiling = Math.min(RECONNECT_CAP_MS, RECONNECT_FIRST_MS * Math.pow(2, retryCount));
-    return ceiling / 2 + Math.random() * (ceiling / 2);
+    return reconnectDelay(retryCount, Math.random());
   };
   window.htmx.defineExtension("table-socket", { init: function (api) { htmxApi = api; } });
 }
 
-export function isOffline() { return offline; }
+// The connection's life: offline once the socket closed and until it opens again (not while it
+// connects at load); an open after an earlier one is a reconnect, which replays what was missed.
+export function connectionLife() {
+  let offline = false;
+  let wasOpen = false;
+  return {
+    offline: function () { return offline; },
+    opened: function () {  // true when it had been open before
+      offline = false;
+      const reopened = wasOpen;
+      wasOpen = true;
+      return reopened;
+    },
+    closed: function () { offline = true; }
+  };
+}
+
+const life = connectionLife();
+
+export function isOffline() { return life.offline(); }
+
+// "Retry now" shows beside the header's word while the socket is down.
+export function retryNowShown(state) { return state === "closed" || state === "error"; }
 
 // The connection's word in the header; "Retry now" beside it while the socket is down.
 export function setStatus(text, state) {
   const el = document.getElementById("connection");
   if (el) { el.textContent = text; el.setAttribute("data-state", state); }
   const now = document.getElementById("reconnect-now");
-  if (now) { now.hidden = state !== "closed" && state !== "error"; }
+  if (now) { now.hidden = !retryNowShown(state); }
+}
+
+// The header's word once the socket closed (shownState: the word's state until then; detail:
+// the close's, with its event): none after "session ended", which stays; "reconnecting…"
+// after a close the extension retries, a close without its event among them (abnormal).
+export function closeWord(shownState, detail) {
+  if (shownState === "ended") { return null; }
+  const code = detail && detail.event ? detail.event.code : 1006;
+  return RECONNECTS_AFTER.indexOf(code) >= 0 ? "reconnecting…" : "disconnected";
+}
+
+// The extension's retry timer, made harmless: the wrapper's init (its connect, which that timer
+// calls) connects only while no socket of its own is connecting or open. Returns the wrapper's
+// own connect, for "Retry now".
+export function guardRetries(wrapper) {
+  const connect = wrapper.init;
+  wrapper.init = function () {
+    const state = this.socket ? this.socket.readyState : CLOSED;
+    if (state !== CONNECTING && state !== OPEN) { connect.call(this); }
+  };
+  return connect;
 }
 
 // The extension keeps its socket in a wrapper among htmx's data on #scene, and after a close
@@ -46,18 +100,14 @@ function connection() {
   const wrapper = htmxApi && root ? htmxApi.getInternalData(root).webSocket : null;
   if (wrapper && wrapper !== guarded) {
     guarded = wrapper;
-    connectNow = wrapper.init;
-    wrapper.init = function () {
-      const state = this.socket ? this.socket.readyState : WebSocket.CLOSED;
-      if (state !== WebSocket.CONNECTING && state !== WebSocket.OPEN) { connectNow.call(this); }
-    };
+    connectNow = guardRetries(wrapper);
   }
   return wrapper || null;
 }
 
 export function isOpen() {
   const wrapper = connection();
-  return !!(wrapper && wrapper.socket && wrapper.socket.readyState === WebSocket.OPEN);
+  return !!(wrapper && wrapper.socket && wrapper.socket.readyState === OPEN);
 }
 
 // Frames go out on an open socket only: the extension would queue one sent while closed and
@@ -70,26 +120,22 @@ export function transmit(text, elt) {
 
 export function reconnectNow() {
   const wrapper = connection();
-  const state = wrapper && wrapper.socket ? wrapper.socket.readyState : WebSocket.OPEN;
-  if (state === WebSocket.CLOSING || state === WebSocket.CLOSED) { connectNow.call(wrapper); }
+  const state = wrapper && wrapper.socket ? wrapper.socket.readyState : OPEN;
+  if (state === CLOSING || state === CLOSED) { connectNow.call(wrapper); }
 }
 
 // The socket (re)opened: true when it had been open before (a reconnect, not the first connect).
 export function opened() {
-  offline = false;
+  const reopened = life.opened();
   setStatus("live", "open");
-  const reopened = wasOpen;
-  wasOpen = true;
   return reopened;
 }
 
 export function closed(evt) {
-  offline = true;
+  life.closed();
   const status = document.getElementById("connection");
-  if (status && status.getAttribute("data-state") !== "ended") {
-    const code = evt.detail && evt.detail.event ? evt.detail.event.code : 1006;
-    setStatus(RECONNECTS_AFTER.indexOf(code) >= 0 ? "reconnecting…" : "disconnected", "closed");
-  }
+  const word = status ? closeWord(status.getAttribute("data-state"), evt.detail) : null;
+  if (word) { setStatus(word, "closed"); }
 }
 
 export function troubled() {

@@ -5,9 +5,41 @@
 import { recall, remember, sceneKey } from "./page.js";
 import { scrollLog } from "./log.js";
 
-// The phone layout (scene.css's breakpoint): one tool at a time, the log one of them.
-export const phone = window.matchMedia("(max-width: 899.98px)");
+// The phone layout (scene.css's breakpoint): one tool at a time, the log one of them. Looked
+// up at first use: importing the tabs' logic needs no window.
+let phoneQuery = null;
 let sideTab = null;  // the tool showing beside the log on a desktop
+
+function phoneLayout() {
+  if (!phoneQuery) { phoneQuery = window.matchMedia("(max-width: 899.98px)"); }
+  return phoneQuery;
+}
+
+export function onPhone() { return phoneLayout().matches; }
+
+// --- the decisions, on plain values ---
+
+// The tab to show, of the page's tab names: the one named if the page has it, else the log.
+// Beside the log on a desktop (side), the tool last shown (else the first tool); marked
+// selected, the tab showing on a phone, the tool beside the log on a desktop.
+export function chooseTab(names, name, side, phone) {
+  if (names.indexOf(name) < 0) { name = "log"; }
+  if (name !== "log") { side = name; }
+  if (!side) { side = names.filter(function (n) { return n !== "log"; })[0] || null; }
+  return { name: name, side: side, selected: phone ? name : side };
+}
+
+// Where an arrow key, Home or End moves among count visible tabs from the one at index at (-1:
+// that tab is hidden): round the ends; -1 for any other key.
+export function tabAfterKey(key, at, count) {
+  if (key === "Home") { return 0; }
+  if (key === "End") { return count - 1; }
+  if (key !== "ArrowRight" && key !== "ArrowLeft") { return -1; }
+  return (at + (key === "ArrowRight" ? 1 : -1) + count) % count;
+}
+
+// A tool's panel is in view: not hidden, and on a phone only while the log is not the tab.
+export function toolInView(hidden, phone, tab) { return !hidden && (!phone || tab !== "log"); }
 
 function layout() { return document.querySelector(".table-layout"); }
 
@@ -20,11 +52,11 @@ export function showTab(name, keep) {
   if (!grid) { return; }
   const buttons = tabs();
   const names = buttons.map(function (b) { return b.getAttribute("data-tab"); });
-  if (names.indexOf(name) < 0) { name = "log"; }
-  if (name !== "log") { sideTab = name; }
-  if (!sideTab) { sideTab = names.filter(function (n) { return n !== "log"; })[0] || null; }
+  const choice = chooseTab(names, name, sideTab, onPhone());
+  name = choice.name;
+  sideTab = choice.side;
   grid.setAttribute("data-tab", name);
-  const selected = phone.matches ? name : sideTab;
+  const selected = choice.selected;
   buttons.forEach(function (b) {
     const tab = b.getAttribute("data-tab");
     const on = tab === selected;
@@ -50,15 +82,14 @@ export function restoreTab() {
 
 // Turned from a phone's layout to a desktop's, or back: the same tab, laid out anew.
 export function watchLayout() {
-  phone.addEventListener("change", function () { showTab(currentTab(), false); });
+  phoneLayout().addEventListener("change", function () { showTab(currentTab(), false); });
 }
 
 // A tool that changed while another tab is showing gets a dot on its tab.
 function flagUpdated(target) {
   const panel = target && target.closest ? target.closest("[role='tabpanel']") : null;
   if (!panel || panel.id === "tab-log") { return; }
-  const showing = !panel.hidden && (!phone.matches || currentTab() !== "log");
-  if (showing) { return; }
+  if (toolInView(panel.hidden, onPhone(), currentTab())) { return; }
   const button = document.querySelector(".tab-bar [aria-controls='" + panel.id + "']");
   if (button) { button.classList.add("updated"); }
 }
@@ -75,9 +106,7 @@ export function listen() {
     const button = evt.target.closest ? evt.target.closest(".tab-bar [role='tab']") : null;
     if (!button || (evt.key !== "ArrowRight" && evt.key !== "ArrowLeft" && evt.key !== "Home" && evt.key !== "End")) { return; }
     const visible = tabs().filter(function (b) { return b.offsetParent !== null; });
-    const at = visible.indexOf(button);
-    const next = evt.key === "Home" ? 0 : evt.key === "End" ? visible.length - 1
-      : (at + (evt.key === "ArrowRight" ? 1 : -1) + visible.length) % visible.length;
+    const next = tabAfterKey(evt.key, visible.indexOf(button), visible.length);
     evt.preventDefault();
     visible[next].focus();
     showTab(visible[next].getAttribute("data-tab"), true);

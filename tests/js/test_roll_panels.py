@@ -1,0 +1,24 @@
+"""Roll panels (static/js/scene/roll-panels.js): an option's data-sets names the field it fills
+in and the value (templates/systems/conductor/forms/attack.html: a foe sets the difficulty)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.node import needs_node, one
+
+pytestmark = needs_node
+
+
+@pytest.mark.parametrize(
+    ("spec", "sets"),
+    [
+        ("difficulty:7", ["difficulty", "7"]),
+        ("difficulty:12", ["difficulty", "12"]),
+        ("difficulty:", ["difficulty", ""]),
+        ("note:at dawn: by the ford", ["note", "at dawn: by the ford"]),  # the first ":" only
+        (":7", ["", "7"]),
+    ],
+)
+def test_data_sets_names_a_field_and_its_value(spec, sets):
+    assert one("roll-panels.js", "return m.setsField(c);", spec) == sets
