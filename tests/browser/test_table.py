@@ -196,6 +196,20 @@ def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
     assert all('"command":"ping"' in frame for frame in alice.sent[before:]), alice.sent[before:]
 
 
+def test_a_quiet_reconnect_marks_no_later_card_as_missed(table):
+    """A socket that comes back to a page already up to date replays nothing; a line said well
+    after that is live, not "missed while reconnecting"."""
+    gm, alice, bob = table
+    bob.page.reload()
+    expect(bob.page.locator("#connection")).to_have_text("live")
+    bob.drop_socket()
+    expect(bob.page.locator("#connection")).to_have_text("live", timeout=15000)
+    bob.page.wait_for_timeout(3500)  # past the replay's window
+    alice.say("Still here, all of us")
+    expect(bob.page.locator(".event-chat").last).to_contain_text("Still here, all of us")
+    expect(bob.page.locator("#missed-marker")).to_have_count(0)
+
+
 def test_the_table_wide_roll_mode_is_every_panel_s_default(table):
     gm, alice, bob = table
     dice = alice.page.locator("details", has=alice.page.locator("summary", has_text="Dice"))

@@ -103,3 +103,18 @@ def test_the_newest_cards_gist_is_one_line():
     assert one("log.js", "return m.gistOf(c[0], c[1]);", ["17", text]) == (
         "#17 Mira Vex rolls 2d6+1 : 9"
     )
+
+
+@pytest.mark.parametrize(
+    ("cursor", "until", "now", "marks"),
+    [
+        (12, 3000, 1000, 12),  # a card inside the replay's window was missed while away
+        (12, 3000, 3000, 12),  # the window's last moment still counts
+        (12, 3000, 3001, None),  # after it, a card is live: no marker, whatever the replay was
+        (None, 3000, 1000, None),  # no reconnect: nothing was missed
+        (0, 3000, 10, 0),  # a page that had no card yet: every replayed card was missed
+    ],
+)
+def test_only_cards_in_the_replay_window_count_as_missed(cursor, until, now, marks):
+    body = "return m.replayCursor(c.cursor, c.until, c.now);"
+    assert one("log.js", body, {"cursor": cursor, "until": until, "now": now}) == marks

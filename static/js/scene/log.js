@@ -129,7 +129,15 @@ export function expectReplay() {
   replayUntil = Date.now() + 3000;
 }
 
+// Where the cards missed while away start (the cursor when the socket reopened), or null: only
+// cards that come in the replay's window after a reconnect were missed; any later card is live,
+// even when the replay brought nothing (the page was up to date).
+export function replayCursor(from, until, now) {
+  return from !== null && now <= until ? from : null;
+}
+
 export function markMissed() {
+  replayFrom = replayCursor(replayFrom, replayUntil, Date.now());
   if (replayFrom === null) { return; }
   const el = log();
   if (!el) { return; }
@@ -147,7 +155,6 @@ export function markMissed() {
   }
   if (marker.nextElementSibling !== first) { el.insertBefore(marker, first); }
   marker.textContent = missedWords(missed);
-  if (Date.now() > replayUntil) { replayFrom = null; }
 }
 
 // A frame may change a card in place ("morph") that this page never had: a GM's secret roll
