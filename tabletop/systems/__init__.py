@@ -98,8 +98,9 @@ class System:
     ``panels``: ``ProcedurePanel``s (tabletop.scenes.procedures) shown on its scene page.
     ``commands``: websocket commands (tabletop.scenes.commands.Command) of its procedures.
     ``event_kinds``: ``EventKind``s (tabletop.scenes.kinds) its actions record.
-    ``sheet``: ``sheet(ruleset) -> SheetSpec`` (tabletop.characters.sheets), the fields its
-    character sheet uses under a validated ruleset.
+    ``sheet``: ``sheet(ruleset) -> SheetSpec`` (tabletop.characters.sheets): the parts its
+    character sheet is made of under a validated ruleset (tabletop.characters.parts: each keeps
+    fields of its sheet model and checks, starts, shows and edits them), and its currencies.
     ``settings_form``: the GM's ruleset settings form class, if the generic one
     (tabletop.campaigns.ruleset_forms, driven by the shape of ``rules.DEFAULT_RULESET``) won't do.
     ``card_controls``: ``card_controls(event, data) -> dict`` the spend buttons a roll card
