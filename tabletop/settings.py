@@ -317,3 +317,7 @@ LOGGING = {
         "channels_redis.pubsub": {"filters": ["once_a_minute"]},
     },
 }
+
+# Check every recorded event against the payload its kind declares (tabletop/scenes/payloads.py):
+# on in the test settings (typeguard is a development dependency), off in play.
+CHECK_EVENT_PAYLOADS = False

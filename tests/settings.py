@@ -6,3 +6,7 @@ from tabletop.settings import *  # noqa: F403
 from tabletop.settings import INSTALLED_APPS
 
 INSTALLED_APPS = [*INSTALLED_APPS, "tests.tabletop.systems.sixth"]
+
+# Every recorded event is checked against the shapes its kind declares (tabletop.scenes.payloads),
+# as Zulip checks its events against their schemas in its tests.
+CHECK_EVENT_PAYLOADS = True

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop import systems
+from tabletop.scenes import payloads
 from tabletop.scenes.models import Audience, roll_data
 from tabletop.scenes.rollkinds import ROLL_KINDS
 
@@ -39,6 +40,17 @@ class EventKind:
     stale: Stale = frozenset()
     #: The audiences an event of this kind may have (``Audience`` values).
     audiences: frozenset[str] = EVERYONE
+    #: What its ``public`` and ``secret`` hold (TypedDicts, tabletop.scenes.payloads): the
+    #: fields its card reads.
+    public: Any = None
+    secret: Any = payloads.Nothing
+
+    def check(self, public: dict[str, Any], secret: dict[str, Any]) -> None:
+        """Refuse an event whose data its kind does not declare (``payloads.check``)."""
+        if self.public is None:
+            raise payloads.PayloadError(f"The {self.name} event kind declares no payload.")
+        payloads.check(self.public, public, f"A {self.name} event's public data")
+        payloads.check(self.secret, secret, f"A {self.name} event's secret")
 
     def stale_panels(self, event: Any) -> frozenset[str]:
         panels = self.stale(event) if callable(self.stale) else self.stale
@@ -107,7 +119,16 @@ def _roll_stale(event: Any) -> set[str]:
     return stale
 
 
-register(EventKind("roll", "scenes/events/roll.html", stale=_roll_stale, audiences=ANY_AUDIENCE))
+register(
+    EventKind(
+        "roll",
+        "scenes/events/roll.html",
+        stale=_roll_stale,
+        audiences=ANY_AUDIENCE,
+        public=payloads.RollPublic,
+        secret=payloads.RollData | payloads.Nothing,
+    )
+)
 
 
 def _reveal_stale(event: Any) -> set[str]:
@@ -122,9 +143,29 @@ def _reveal_stale(event: Any) -> set[str]:
     return stale
 
 
-register(EventKind("reveal", "scenes/events/reveal.html", stale=_reveal_stale))
-register(EventKind("award", "scenes/events/award.html", stale=frozenset({"party", "table"})))
-register(EventKind("turn", "scenes/events/turn.html", stale=frozenset({"turns"})))
-register(EventKind("scene_opened", "scenes/events/scene_opened.html"))
-register(EventKind("scene_closed", "scenes/events/scene_closed.html"))
-register(EventKind("chat", "scenes/events/chat.html", audiences=CHAT_AUDIENCES))
+register(
+    EventKind("reveal", "scenes/events/reveal.html", stale=_reveal_stale, public=payloads.Reveal)
+)
+register(
+    EventKind(
+        "award",
+        "scenes/events/award.html",
+        stale=frozenset({"party", "table"}),
+        public=payloads.Award,
+    )
+)
+register(
+    EventKind("turn", "scenes/events/turn.html", stale=frozenset({"turns"}), public=payloads.Turn)
+)
+register(EventKind("scene_opened", "scenes/events/scene_opened.html", public=payloads.SceneNamed))
+register(EventKind("scene_closed", "scenes/events/scene_closed.html", public=payloads.SceneNamed))
+register(
+    EventKind(
+        "chat",
+        "scenes/events/chat.html",
+        audiences=CHAT_AUDIENCES,
+        # a whisper keeps all of it secret, for its recipients alone
+        public=payloads.Said | payloads.Nothing,
+        secret=payloads.Whispered | payloads.Nothing,
+    )
+)

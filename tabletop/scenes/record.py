@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
@@ -227,6 +228,8 @@ def record_event(
     connection = transaction.get_connection()
     alone = not connection.in_atomic_block
     assert not alone or _one_write.get(), "record_event needs a transaction (or one_write)"
+    if settings.CHECK_EVENT_PAYLOADS:
+        kinds.get(kind).check(public or {}, secret or {})
     if audience not in kinds.get(kind).audiences:
         raise ValueError(f"A {kind} event is not recorded for the audience {audience!r}.")
     recipients = sorted(set(recipients))

@@ -287,7 +287,10 @@ def test_an_event_is_written_with_its_seq_and_head_in_as_few_statements_as_the_d
     said = {"speaker": "alice", "text": "hi", "emote": False}
     fresh = Scene.objects.get(pk=table.scene.pk)
     chained = statements(fresh, public=said)
-    whispered = statements(fresh, audience=Audience.WHISPER, secret=said, recipients=[table.bob.pk])
+    whisper = {**said, "to": ["bob"]}
+    whispered = statements(
+        fresh, audience=Audience.WHISPER, secret=whisper, recipients=[table.bob.pk]
+    )
     if connection.vendor == "postgresql":
         # Numbered from the scene as read: the event, its seq and the head in one statement.
         assert len(chained) == len(whispered) == 1

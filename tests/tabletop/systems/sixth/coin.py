@@ -5,7 +5,7 @@ through the plugin API, as a system under tabletop/systems/ does."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.exceptions import PermissionDenied, ValidationError
 
@@ -35,6 +35,16 @@ from tabletop.systems.api import (
 
 FACES = ("heads", "tails")
 DEFAULT_RULESET: dict[str, Any] = {"calls": True}
+
+
+class Luck(TypedDict):
+    """Luck spent on a toss: the toss's seq and what its card now says."""
+
+    who: str
+    character: str
+    seq: int
+    summary: str
+
 
 #: The GM hands out luck from the dashboard; a player spends one to toss their call again.
 LUCK = Currency("luck", "Luck", "luck", "luck", players_only=True, gm_steps=True)

@@ -35,7 +35,10 @@ SYSTEM = api.register(
         commands=(api.Command("luck", coin.luck_spend, seq=api.Raw("seq")),),
         event_kinds=(
             api.EventKind(
-                "luck", "systems/coin/events/luck.html", frozenset({"party", "dashboard"})
+                "luck",
+                "systems/coin/events/luck.html",
+                frozenset({"party", "dashboard"}),
+                public=coin.Luck,
             ),
         ),
         card_controls=coin.card_controls,
