@@ -35,6 +35,14 @@ pytestmark = pytest.mark.django_db
 
 # 1d1000 + 100000: a total nothing else in a ledger can look like.
 DISTINCT = "1d1000+100000"
+
+
+def distinct(n: int) -> str:
+    """A roll of its own range (1d1000 + n00000): two rolls of 1d1000 tie one night in a
+    thousand, and a hidden roll tied with one the reader may see would read as a leak."""
+    return f"1d1000+{n}00000"
+
+
 WHISPERED = "quartz-heron-7731"
 FORMATS = ("json", "md", "html")
 
@@ -54,12 +62,12 @@ def play(table) -> dict[str, SceneEvent]:
     t = table
     played = {
         "public": roll(t, t.alice, "public", "2d6"),
-        "private": roll(t, t.alice, "gm"),  # alice and the GM see it; bob a stub
-        "blind": roll(t, t.bob, "blind"),  # revealed below
-        "blind_kept": roll(t, t.bob, "blind"),  # not even bob sees it
-        "secret": roll(t, t.gm, "secret"),  # revealed below
-        "secret_kept": roll(t, t.gm, "secret"),
-        "self": roll(t, t.alice, "self"),
+        "private": roll(t, t.alice, "gm", distinct(1)),  # alice and the GM see it; bob a stub
+        "blind": roll(t, t.bob, "blind", distinct(2)),  # revealed below
+        "blind_kept": roll(t, t.bob, "blind", distinct(3)),  # not even bob sees it
+        "secret": roll(t, t.gm, "secret", distinct(4)),  # revealed below
+        "secret_kept": roll(t, t.gm, "secret", distinct(5)),
+        "self": roll(t, t.alice, "self", distinct(6)),
         "line": actions.chat_say(scene=t.scene, actor=t.bob, text="Watch the door", to=[]),
         "whisper": actions.chat_say(scene=t.scene, actor=t.alice, text=WHISPERED, to=[t.gm.pk]),
     }
