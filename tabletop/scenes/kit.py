@@ -13,9 +13,8 @@ one roll or spend (a benny, a heal, a reveal, a plot point) passes ``locks=False
 row first (``access.lock_roll``); ``record_event``'s seq UPDATE then takes the scene row. An
 action that locked the scene first and a roll after could deadlock against it on PostgreSQL.
 Actions get their dice from ``dice.game_dice`` (called through the module, so a test can
-script them with ``tests.support.dice.script_dice``). Procedure state lives in
-``Scene.state[<panel name>]``; ``procedure_state`` reads it and ``store_state`` writes it, the
-one path every procedure uses.
+script them with ``tests.support.dice.script_dice``). A procedure's state is
+``procedures.state``'s.
 """
 
 from __future__ import annotations
@@ -204,20 +203,3 @@ def _counted(updates: list[tuple[str, list[Any]]], connection: Any) -> tuple[int
             f"WITH {', '.join(parts)} SELECT {counts}", [v for _s, p in updates for v in p]
         )
         return tuple(cursor.fetchone())
-
-
-def procedure_state(scene: Scene, name: str) -> dict[str, Any] | None:
-    """A procedure's state (its panel's ``Scene.state`` entry), or None."""
-    value = (scene.state or {}).get(name)
-    return dict(value) if isinstance(value, dict) else None
-
-
-def store_state(scene: Scene, name: str, value: dict[str, Any] | None) -> None:
-    """Write a procedure's state on the locked scene row (None removes it)."""
-    state = dict(scene.state or {})
-    if value is None:
-        state.pop(name, None)
-    else:
-        state[name] = value
-    scene.state = state
-    scene.save(update_fields=["state"])

@@ -25,13 +25,14 @@ The names, by what a system does with them:
   ``Frame``, ``Parsed``).
 - **Its events and actions**: ``EventKind``, ``ANY_AUDIENCE``, ``Audience``, ``Scene``,
   ``SceneEvent``, ``roll_data``, ``with_sheet`` (an event's character as its sheet);
-  ``scene_action`` and the action kit (``scene_locked``, ``procedure_state``, ``store_state``,
-  ``save_together``, ``save_if_as_read``); recording (``record_event``, ``record_roll``,
-  ``reveal_event``, ``note_sheet``); spends (``pay``, ``amend``, ``require_latest_roll``,
-  ``is_latest_roll``, ``lock_roll``); who may act (``require_open``, ``require_player``,
-  ``campaign_character``, ``character_for_roll``, ``character_locked``:
-  ``character_locked(model, pk)``, a sheet model's row locked); form values (``whole``,
-  ``sheet_int``, ``form_list``); the dice (``game_dice``); ``canonical_json``.
+  ``scene_action`` and the action kit (``scene_locked``, ``save_together``,
+  ``save_if_as_read``); a procedure's state (``procedure_state``, ``store_state``); recording
+  (``record_event``, ``record_roll``, ``reveal_event``, ``note_sheet``); spends (``pay``,
+  ``amend``, ``require_latest_roll``, ``is_latest_roll``, ``lock_roll``); who may act
+  (``require_open``, ``require_player``, ``campaign_character``, ``character_for_roll``,
+  ``character_locked``: ``character_locked(model, pk)``, a sheet model's row locked); form
+  values (``whole``, ``sheet_int``, ``form_list``); the dice (``game_dice``);
+  ``canonical_json``.
 - **Its procedure panels**: ``ProcedurePanel``; the turn tracker's (``turns_state``,
   ``require_started``, ``close_pending``, ``TurnExtras``, ``TURNS_PANEL``,
   ``turn_participant_id``).
@@ -90,15 +91,14 @@ from tabletop.scenes.commands import (
 from tabletop.scenes.commitments import canonical_json
 from tabletop.scenes.kinds import ANY_AUDIENCE, EventKind
 from tabletop.scenes.kit import (
-    procedure_state,
     save_if_as_read,
     save_together,
     scene_action,
     scene_locked,
-    store_state,
 )
 from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet
 from tabletop.scenes.procedures import ProcedurePanel
+from tabletop.scenes.procedures.state import procedure_state, store_state
 from tabletop.scenes.procedures.turns import NAME as TURNS_PANEL
 from tabletop.scenes.procedures.turns import TurnExtras
 from tabletop.scenes.procedures.turns import participant_id as turn_participant_id
