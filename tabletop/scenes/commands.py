@@ -23,9 +23,10 @@ from django.core.exceptions import ValidationError
 
 from tabletop import systems
 from tabletop.characters.models import Character
-from tabletop.scenes.access import character_for_roll, require_gm
+from tabletop.scenes.access import require_gm
 from tabletop.scenes.due import FollowUp, follow_up
 from tabletop.scenes.models import Scene
+from tabletop.scenes.rows import character_for_roll
 from tabletop.scenes.values import whole
 
 Data = Mapping[str, Any]

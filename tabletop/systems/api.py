@@ -62,14 +62,7 @@ from tabletop.characters.sheets import (
     names_from,
 )
 from tabletop.scenes import dice
-from tabletop.scenes.access import (
-    campaign_character,
-    character_for_roll,
-    is_latest_roll,
-    lock_roll,
-    require_open,
-    require_player,
-)
+from tabletop.scenes.access import require_open, require_player
 from tabletop.scenes.actions.rolls import record_roll
 from tabletop.scenes.actions.spends import amend, pay, require_latest_roll
 from tabletop.scenes.actions.turns import close_pending, require_started, turns_state
@@ -116,6 +109,12 @@ from tabletop.scenes.rollkinds import (
     ordered_bands,
     percent,
     stored_odds,
+)
+from tabletop.scenes.rows import (
+    campaign_character,
+    character_for_roll,
+    is_latest_roll,
+    lock_roll,
 )
 from tabletop.scenes.selectors import character_locked
 from tabletop.scenes.values import form_list, sheet_int, whole

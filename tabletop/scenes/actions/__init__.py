@@ -16,7 +16,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError
 
 from tabletop.scenes import access, commands, record, seen
-from tabletop.scenes.access import foe_for
 from tabletop.scenes.actions import chat, rolls, spends, turns
 from tabletop.scenes.actions.chat import chat_say
 from tabletop.scenes.actions.rolls import record_roll, roll_make, roll_reveal
@@ -42,6 +41,7 @@ from tabletop.scenes.actions.turns import (
 )
 from tabletop.scenes.due import FollowUp, settle_due
 from tabletop.scenes.modes import ROLL_MODES
+from tabletop.scenes.rows import foe_for
 
 commands.register(*chat.COMMANDS, *rolls.COMMANDS, *spends.COMMANDS, *turns.COMMANDS)
 
