@@ -13,9 +13,9 @@ gets), deliver (``deliver``: to each audience's group, after commit).
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
-from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -297,15 +297,38 @@ def record_event(
     scene.last_seq = event.seq
     if event.ledger_hash:
         scene.ledger_head = event.ledger_hash
-    transaction.on_commit(partial(deliver.broadcast_event, event))  # looked up then: tests stub it
+    broadcast = _Broadcast(event)
+    _waiting[id(event)] = broadcast
+    transaction.on_commit(broadcast)
     return event
 
 
+class _Broadcast:
+    """An event's broadcast, waiting for its transaction to commit, with the sheets its action
+    saved in that transaction (``note_sheet``)."""
+
+    def __init__(self, event: SceneEvent) -> None:
+        self.event = event
+        self.sheets: dict[int, Character] = {}
+
+    def __call__(self) -> None:
+        # Looked up now: tests stub it.
+        deliver.broadcast_event(self.event, sheets=self.sheets)
+
+
+#: The broadcast of each event recorded in a transaction still open, by the event object's id:
+#: the transaction's commit hooks hold it, and it is forgotten with them (run or rolled back).
+_waiting: weakref.WeakValueDictionary[int, _Broadcast] = weakref.WeakValueDictionary()
+
+
 def note_sheet(event: SceneEvent, character: Character) -> None:
-    """Say that ``character`` was read under its row lock in the event's transaction, and is
-    that row's last write there: it is the sheet as the event commits it, so the broadcast
-    renders the sheet's numbers from it instead of reading the row again."""
-    event.__dict__.setdefault("_noted_sheets", {})[character.pk] = character
+    """Say that ``character`` is the sheet its row holds as ``event``'s transaction commits
+    (read under its row lock there, or saved on the condition it was as read, and that row's
+    last write there): the broadcast renders the sheet's numbers from it instead of reading the
+    row again. Nothing once the event's broadcast has gone (no transaction was open)."""
+    waiting = _waiting.get(id(event))
+    if waiting is not None and waiting.event is event:
+        waiting.sheets[character.pk] = character
 
 
 def reveal_event(event: SceneEvent) -> None:
