@@ -1,7 +1,6 @@
 """Who may do what in a scene: the actor is a member of its campaign (or its GM, or the player
-of the character they act for), and the scene is open for play; ``open_scene`` reads the scene
-a command goes by with the actor's membership. The rows a command names are found by ``rows``;
-the scene as a process last saw it is ``seen``."""
+of the character they act for), and the scene is open for play. The rows a command names are
+found by ``rows``; the scene a command goes by is read by ``fastpath``."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
-from tabletop.scenes import selectors
+from tabletop.scenes import fastpath
 from tabletop.scenes.models import Scene
 
 
@@ -19,28 +18,17 @@ def membership(campaign: Campaign, user: Any) -> None:
     """Refuse anyone who is not (or no longer) a member of the campaign."""
     if not user.is_authenticated:
         raise PermissionDenied("Log in first.")
-    if getattr(campaign, "member_read_with_scene", None) == user.pk:
-        return  # ``open_scene`` read it in the same query, moments ago
-    if not Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists():
+    # The running command read it with the scene, moments ago (or its first write checks it).
+    member = fastpath.member_known(campaign, user)
+    if member is None:
+        member = Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists()
+    if not member:
         raise PermissionDenied("You are not a member of this campaign.")
 
 
 def require_gm(campaign: Campaign, user: Any) -> None:
     if not user.is_authenticated or campaign.gm_id != user.pk:
         raise PermissionDenied("Only the GM can do that.")
-
-
-def open_scene(scene_id: int, *, user: Any) -> Scene:
-    """The scene with its campaign, and whether ``user`` is a member read in the same query
-    (``membership`` then needs no query of its own: one fewer per command)."""
-    if not user.is_authenticated:
-        raise PermissionDenied("Log in first.")
-    scene = selectors.scene_with_membership(scene_id=scene_id, user=user)
-    if scene is None:
-        raise ValidationError("That scene does not exist.")
-    if scene.is_member:
-        scene.campaign.member_read_with_scene = user.pk
-    return scene
 
 
 def require_open(scene: Scene) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop.characters.models import Character, sheet_joins, sheet_model
-from tabletop.scenes import kinds, sql
+from tabletop.scenes import fastpath, kinds
 from tabletop.scenes.audiences import Viewer, Visibility, visibility
 from tabletop.scenes.cards import event_context
 from tabletop.scenes.frames import render_fragment
@@ -27,8 +27,6 @@ from tabletop.scenes.panels import (
     stale_panels,
 )
 from tabletop.scenes.procedures import render_procedure_panels
-
-_read_character = sql.RowReads(also=("campaign",))
 
 
 def render_card(
@@ -162,7 +160,7 @@ class Renders:
         if event.character_id is None:
             return None
         if event.character_id not in self._sheets:
-            self._sheets[event.character_id] = _read_character(
+            self._sheets[event.character_id] = fastpath.character_in_campaign(
                 sheet_model(self._scene.campaign.system),
                 event.character_id,
                 self._scene.campaign_id,

@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 
 from tabletop.characters.models import Character, sheet_joins, sheet_model
-from tabletop.scenes import selectors
+from tabletop.scenes import fastpath
 from tabletop.scenes.models import Audience, Scene, SceneEvent, with_sheet
 from tabletop.scenes.values import whole
 
@@ -25,7 +25,7 @@ def character_for_roll(*, scene: Scene, actor: Any, character_id: Any) -> Charac
         character_id = int(character_id)
     except (TypeError, ValueError):
         raise ValidationError("Pick a character from the list.") from None
-    character = selectors.character_in_campaign(
+    character = fastpath.character_in_campaign(
         sheet_model(scene.campaign.system), character_id, scene.campaign_id
     )
     if character is None:

@@ -25,14 +25,15 @@ The names, by what a system does with them:
   ``Frame``, ``Parsed``).
 - **Its events and actions**: ``EventKind``, ``ANY_AUDIENCE``, ``Audience``, ``Scene``,
   ``SceneEvent``, ``roll_data``, ``with_sheet`` (an event's character as its sheet);
-  ``scene_action`` and the action kit (``scene_locked``, ``save_together``,
-  ``save_if_as_read``); a procedure's state (``procedure_state``, ``store_state``); recording
-  (``record_event``, ``record_roll``, ``reveal_event``, ``note_sheet``); spends (``pay``,
-  ``amend``, ``require_latest_roll``, ``is_latest_roll``, ``lock_roll``); who may act
-  (``require_open``, ``require_player``, ``campaign_character``, ``character_for_roll``,
-  ``character_locked``: ``character_locked(model, pk)``, a sheet model's row locked); form
-  values (``whole``, ``sheet_int``, ``form_list``); the dice (``game_dice``);
-  ``canonical_json``.
+  ``scene_action`` and the action kit (``scene_locked``); a procedure's state
+  (``procedure_state``, ``store_state``); saving rows in few statements (``save_together``,
+  ``change_row``: a sheet changed from the sheet as the command read it, if its row still
+  holds that, else from the row locked); recording (``record_event``, ``record_roll``,
+  ``reveal_event``, ``note_sheet``); spends (``pay``, ``amend``, ``require_latest_roll``,
+  ``is_latest_roll``, ``lock_roll``); who may act (``require_open``, ``require_player``,
+  ``campaign_character``, ``character_for_roll``, ``character_locked``:
+  ``character_locked(model, pk)``, a sheet model's row locked); form values (``whole``,
+  ``sheet_int``, ``form_list``); the dice (``game_dice``); ``canonical_json``.
 - **Its procedure panels**: ``ProcedurePanel``; the turn tracker's (``turns_state``,
   ``require_started``, ``close_pending``, ``TurnExtras``, ``TURNS_PANEL``,
   ``turn_participant_id``).
@@ -82,13 +83,9 @@ from tabletop.scenes.commands import (
     Whole,
 )
 from tabletop.scenes.commitments import canonical_json
+from tabletop.scenes.fastpath import change_row, character_locked, save_together
 from tabletop.scenes.kinds import ANY_AUDIENCE, EventKind
-from tabletop.scenes.kit import (
-    save_if_as_read,
-    save_together,
-    scene_action,
-    scene_locked,
-)
+from tabletop.scenes.kit import scene_action, scene_locked
 from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet
 from tabletop.scenes.procedures import ProcedurePanel
 from tabletop.scenes.procedures.state import procedure_state, store_state
@@ -116,7 +113,6 @@ from tabletop.scenes.rows import (
     is_latest_roll,
     lock_roll,
 )
-from tabletop.scenes.selectors import character_locked
 from tabletop.scenes.values import form_list, sheet_int, whole
 from tabletop.systems import Currency, DieReading, Rollable, System, register
 
@@ -172,6 +168,7 @@ __all__ = [
     "by_position",
     "campaign_character",
     "canonical_json",
+    "change_row",
     "character_adjust",
     "character_for_roll",
     "character_locked",
@@ -205,7 +202,6 @@ __all__ = [
     "require_started",
     "reveal_event",
     "roll_data",
-    "save_if_as_read",
     "save_together",
     "scene_action",
     "scene_locked",
