@@ -253,10 +253,10 @@ def measure(system: str, kind: str, mode: str, counters: Counters) -> Cost:
     cost = Cost(system, kind, mode)
     broadcast = deliver.broadcast_event
 
-    def counted_broadcast(event: Any) -> None:
+    def counted_broadcast(event: Any, **kwargs: Any) -> None:
         before = len(connection.queries)
         try:
-            broadcast(event)
+            broadcast(event, **kwargs)  # with the sheets the roll saved (record.note_sheet)
         finally:
             cost.broadcast_queries += len(connection.queries) - before
 

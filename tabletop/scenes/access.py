@@ -1,29 +1,28 @@
-"""Who may do what in a scene: authorising the actor (a member, the GM, the character's player),
-and finding the characters and rolls a command names (a roll for a spend is locked, and must be
-in the open). The scene as a process last saw it is ``seen``; a frame's values, ``values``; the
-dice, ``dice``."""
+"""Who may do what in a scene: the actor is a member of its campaign (or its GM, or the player
+of the character they act for), and the scene is open for play. The rows a command names are
+found by ``rows``; the scene a command goes by is read by ``fastpath``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Q
 
 from tabletop.campaigns.models import Campaign, Membership
-from tabletop.characters.models import Character, sheet_joins, sheet_model
-from tabletop.scenes import selectors
-from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet  # noqa: F401
-from tabletop.scenes.values import whole
+from tabletop.characters.models import Character
+from tabletop.scenes import fastpath
+from tabletop.scenes.models import Scene
 
 
 def membership(campaign: Campaign, user: Any) -> None:
     """Refuse anyone who is not (or no longer) a member of the campaign."""
     if not user.is_authenticated:
         raise PermissionDenied("Log in first.")
-    if getattr(campaign, "member_read_with_scene", None) == user.pk:
-        return  # ``open_scene`` read it in the same query, moments ago
-    if not Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists():
+    # The running command read it with the scene, moments ago (or its first write checks it).
+    member = fastpath.member_known(campaign, user)
+    if member is None:
+        member = Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists()
+    if not member:
         raise PermissionDenied("You are not a member of this campaign.")
 
 
@@ -32,100 +31,12 @@ def require_gm(campaign: Campaign, user: Any) -> None:
         raise PermissionDenied("Only the GM can do that.")
 
 
-def open_scene(scene_id: int, *, user: Any) -> Scene:
-    """The scene with its campaign, and whether ``user`` is a member read in the same query
-    (``membership`` then needs no query of its own: one fewer per command)."""
-    if not user.is_authenticated:
-        raise PermissionDenied("Log in first.")
-    scene = selectors.scene_with_membership(scene_id=scene_id, user=user)
-    if scene is None:
-        raise ValidationError("That scene does not exist.")
-    if scene.is_member:
-        scene.campaign.member_read_with_scene = user.pk
-    return scene
-
-
 def require_open(scene: Scene) -> None:
     if not scene.is_open:
         raise ValidationError("This scene is not open for play.")
-
-
-def character_for_roll(*, scene: Scene, actor: Any, character_id: Any) -> Character | None:
-    if character_id in (None, ""):
-        return None
-    try:
-        character_id = int(character_id)
-    except (TypeError, ValueError):
-        raise ValidationError("Pick a character from the list.") from None
-    character = selectors.character_in_campaign(
-        sheet_model(scene.campaign.system), character_id, scene.campaign_id
-    )
-    if character is None:
-        raise ValidationError("That character is not in this campaign.")
-    if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:
-        raise PermissionDenied("You can only roll for your own characters.")
-    return character
-
-
-def lock_roll(scene: Scene, seq: Any, what: str) -> SceneEvent:
-    """Lock a roll the whole table sees, for ``what`` (bennies, plot points, a heal, a
-    strike-back): public or revealed. A hidden event gets the same refusal whatever it is,
-    checked before anything else, so no error word tells its kind, owner or outcome."""
-    event = (
-        # of=("self",): PostgreSQL can't lock the nullable side of the character join.
-        SceneEvent.objects.select_for_update(of=("self",))
-        .select_related(*sheet_joins(scene.campaign.system), "scene__campaign")
-        .filter(scene=scene, seq=whole(seq, "Which roll?"))
-        .first()
-    )
-    if event is not None:
-        with_sheet(event)  # its character as its system keeps it, read with it
-    if event is not None and event.audience != Audience.EVERYONE and event.revealed_at is None:
-        raise ValidationError(f"{what} go on rolls the whole table sees: reveal this roll first.")
-    if event is None or event.kind != "roll":
-        raise ValidationError("There is no such roll in this scene.")
-    return event
-
-
-def campaign_character(scene: Scene, raw: Any, what: str = "Pick a character.") -> Character:
-    """Any character of the scene's campaign, by id (the action decides what may be done)."""
-    if raw in (None, ""):
-        raise ValidationError(what)
-    character = Character.objects.of_campaign(scene.campaign).filter(pk=whole(raw, what)).first()
-    if character is None:
-        raise ValidationError("That character is not in this campaign.")
-    return character
 
 
 def require_player(scene: Scene, actor: Any, character: Character) -> None:
     """The character's own player, or the GM (who plays every NPC and foe)."""
     if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:
         raise PermissionDenied(f"Only {character.name}'s player or the GM can do that.")
-
-
-def is_latest_roll(event: SceneEvent) -> bool:
-    """Is this the character's newest roll the table has seen (spends go only on that one)?
-
-    Only rolls in the open count: a later hidden roll (the GM's secret perception roll for the
-    character, say) must not make a spend fail and so tell the player it exists."""
-    later = (
-        SceneEvent.objects.filter(
-            scene_id=event.scene_id, kind="roll", character_id=event.character_id, seq__gt=event.seq
-        )
-        .filter(Q(audience=Audience.EVERYONE) | Q(revealed_at__isnull=False))
-        .exclude(parent=event)  # the foe's strike-back answers this roll; it is not a new one
-    )
-    return not later.exists()
-
-
-def foe_for(scene: Scene, raw: Any) -> Character | None:
-    """The campaign's foe a panel picked (None when none was)."""
-    if raw in (None, ""):
-        return None
-    pk = whole(raw, "Pick a foe from the list.")
-    foe = (
-        Character.objects.of_campaign(scene.campaign).filter(pk=pk, kind=Character.Kind.FOE).first()
-    )
-    if foe is None:
-        raise ValidationError("That foe is not in this campaign.")
-    return foe

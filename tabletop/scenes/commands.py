@@ -23,9 +23,11 @@ from django.core.exceptions import ValidationError
 
 from tabletop import systems
 from tabletop.characters.models import Character
-from tabletop.scenes.access import character_for_roll, require_gm
+from tabletop.scenes.access import require_gm
 from tabletop.scenes.due import FollowUp, follow_up
+from tabletop.scenes.kit import writes_event_first
 from tabletop.scenes.models import Scene
+from tabletop.scenes.rows import character_for_roll
 from tabletop.scenes.values import whole
 
 Data = Mapping[str, Any]
@@ -226,7 +228,7 @@ class Command:
     def checks_scene(self) -> bool:
         """Whether the action's first write, its event, checks the scene it went by (a
         ``scene_action(atomic=False)``): the command may run on the scene as last seen."""
-        return getattr(self.action, "checks_scene", False)
+        return writes_event_first(self.action)
 
     def run(self, scene: Scene, user: Any, data: Data) -> Any:
         """Parse the fields and run the action; its result (an event, usually)."""

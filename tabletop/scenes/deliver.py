@@ -10,9 +10,10 @@ reconnect's ``hello``: tabletop/scenes/consumers.py), up to ``REPLAY_LIMIT`` eve
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
-from tabletop.characters.models import sheet_joins
+from tabletop.characters.models import Character, sheet_joins
 from tabletop.scenes import outbox
 from tabletop.scenes.audiences import (
     Viewer,
@@ -31,14 +32,15 @@ log = logging.getLogger(__name__)
 REPLAY_LIMIT = 500
 
 
-def broadcast_event(recorded: SceneEvent) -> None:
+def broadcast_event(recorded: SceneEvent, *, sheets: Mapping[int, Character] | None = None) -> None:
     """Send one event to every socket of its scene. Each viewer class's frame (the GM, the
     actor, every other player) is built from shared renders (``Renders``); when the three
-    are the same bytes, the frame goes out once, to the whole scene."""
+    are the same bytes, the frame goes out once, to the whole scene. ``sheets``: characters'
+    sheets as the event's transaction committed them, by id (``record.note_sheet``)."""
     event = recorded if _as_recorded(recorded) else _committed(recorded.pk)
     scene_id = event.scene_id
     gm_id = event.scene.campaign.gm_id
-    renders = Renders(event.scene)
+    renders = Renders(event.scene, sheets=sheets)
 
     def send(group: str, content: dict[str, Any]) -> None:
         # The event is committed: the database is the truth and sockets catch up from it (seq

@@ -7,10 +7,11 @@ broadcast's renders between viewers who would get the same bytes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tabletop.characters.models import Character, sheet_joins, sheet_model
-from tabletop.scenes import kinds, sql
+from tabletop.scenes import fastpath, kinds
 from tabletop.scenes.audiences import Viewer, Visibility, visibility
 from tabletop.scenes.cards import event_context
 from tabletop.scenes.frames import render_fragment
@@ -26,8 +27,6 @@ from tabletop.scenes.panels import (
     stale_panels,
 )
 from tabletop.scenes.procedures import render_procedure_panels
-
-_read_character = sql.RowReads(also=("campaign",))
 
 
 def render_card(
@@ -112,12 +111,14 @@ class Renders:
     once for the GM, its actor and everyone else. Side panels depend on whether the viewer is
     the GM, nothing more, and the party panel not even on that (``panels.render_side_panel``)."""
 
-    def __init__(self, scene: Scene) -> None:
+    def __init__(self, scene: Scene, *, sheets: Mapping[int, Character] | None = None) -> None:
         self._scene = scene
         self._cards: dict[tuple[Any, ...], list[tuple[dict[str, bool], str]]] = {}
         self._panels: dict[tuple[Any, ...], str] = {}
         self._cast: list[Character] | None = None
-        self._sheets: dict[int, Character | None] = {}
+        # Sheets as the event's transaction committed them (``record.note_sheet``), and those
+        # read since.
+        self._sheets: dict[int, Character | None] = dict(sheets or {})
 
     def card(
         self, event: SceneEvent, vis: Visibility, viewer: Viewer, *, live: bool, oob: bool = False
@@ -158,11 +159,8 @@ class Renders:
         # (not at all when the action noted the copy it locked and saved: ``note_sheet``).
         if event.character_id is None:
             return None
-        noted = getattr(event, "_noted_sheets", {}).get(event.character_id)
-        if noted is not None:
-            return noted
         if event.character_id not in self._sheets:
-            self._sheets[event.character_id] = _read_character(
+            self._sheets[event.character_id] = fastpath.character_in_campaign(
                 sheet_model(self._scene.campaign.system),
                 event.character_id,
                 self._scene.campaign_id,

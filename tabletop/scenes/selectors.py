@@ -7,77 +7,26 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connections, router
 from django.utils import timezone
 
-from tabletop.campaigns.models import Campaign
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
-from tabletop.scenes import sql
+from tabletop.scenes import fastpath
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Presence, Scene
 from tabletop.scenes.panels import render_panels
 from tabletop.scenes.render import render_frame, visible_events
 
 
-class _SceneRead(sql.WrittenOnce[tuple[str, sql.Converters]]):
-    """The scene, its campaign and whether a user is a member, in one statement written once
-    (``tabletop.scenes.sql``): every command reads this; the ORM compiled the same join afresh
-    each time, a third of a public roll's CPU (bench/README.md)."""
-
-    def build(self, connection: Any) -> tuple[str, sql.Converters]:
-        quote = connection.ops.quote_name
-        fields = sql.scene_and_campaign()
-        columns = ", ".join(f"{alias}.{quote(f.column)}" for alias, f in fields)
-        scene_campaign = quote(Scene._meta.get_field("campaign").column)
-        statement = (
-            f"SELECT {columns}, {sql.member_exists(connection)} "
-            f"FROM {quote(Scene._meta.db_table)} s INNER JOIN "
-            f"{quote(Campaign._meta.db_table)} c "
-            f"ON c.{quote(Campaign._meta.pk.column)} = s.{scene_campaign} "
-            f"WHERE s.{quote(Scene._meta.pk.column)} = %s"
-        )
-        return statement, sql.converters(connection, fields)
-
-    def __call__(self, scene_id: int, user_id: Any) -> Scene | None:
-        connection = connections[router.db_for_read(Scene)]
-        statement, converters = self.plan(connection)
-        with connection.cursor() as cursor:
-            cursor.execute(statement, [user_id, scene_id])
-            row = cursor.fetchone()
-        if row is None:
-            return None
-        values = sql.converted(row, converters, connection)
-        n = len(Scene._meta.concrete_fields)
-        scene = Scene.from_db(connection.alias, None, values[:n])
-        campaign = Campaign.from_db(connection.alias, None, values[n:])
-        Scene._meta.get_field("campaign").set_cached_value(scene, campaign)
-        scene.is_member = bool(row[-1])
-        return scene
-
-
-#: A check's character: read with the command (one of the campaign's), locked to pay.
-character_in_campaign = sql.RowReads(also=("campaign",))
-character_locked = sql.RowReads(lock=True)
-
-
-_read_scene = _SceneRead()
-
-
-def scene_with_membership(*, scene_id: int, user: Any) -> Scene | None:
-    """The scene and its campaign, with ``is_member`` (is ``user`` in the campaign) read in the
-    same statement: every socket opening and every command asks (``_SceneRead``)."""
-    return _read_scene(scene_id, user.pk)
-
-
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
     """The viewer a user is on a scene and the scene's campaign id, or None when they may not."""
     if user is None or not user.is_authenticated:
         return None
-    scene = scene_with_membership(scene_id=scene_id, user=user)
-    if scene is None or not scene.is_member:
+    read = fastpath.read_scene(scene_id, user=user)  # one statement: the scene and the membership
+    if read is None or not read.member:
         return None
-    return Viewer(user_id=user.pk, is_gm=scene.campaign.gm_id == user.pk), scene.campaign_id
+    campaign = read.scene.campaign
+    return Viewer(user_id=user.pk, is_gm=campaign.gm_id == user.pk), campaign.pk
 
 
 def scene_last_seq(*, scene_id: int) -> int:

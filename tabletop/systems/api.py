@@ -27,8 +27,10 @@ The names, by what a system does with them:
   ``Frame``, ``Parsed``).
 - **Its events and actions**: ``EventKind``, ``ANY_AUDIENCE``, ``Audience``, ``Scene``,
   ``SceneEvent``, ``roll_data``, ``with_sheet`` (an event's character as its sheet);
-  ``scene_action`` and the action kit (``scene_locked``, ``procedure_state``, ``store_state``,
-  ``save_together``, ``save_if_as_read``); recording (``record_event``, ``record_roll``,
+  ``scene_action`` and the action kit (``scene_locked``); a procedure's state
+  (``procedure_state``, ``store_state``); saving rows in few statements (``save_together``,
+  ``change_row``: a sheet changed from the sheet as the command read it, if its row still
+  holds that, else from the row locked); recording (``record_event``, ``record_roll``,
   ``reveal_event``, ``note_sheet``); spends (``pay``, ``amend``, ``require_latest_roll``,
   ``is_latest_roll``, ``lock_roll``); who may act (``require_open``, ``require_player``,
   ``campaign_character``, ``character_for_roll``, ``character_locked``:
@@ -73,14 +75,7 @@ from tabletop.characters.sheets import (
     names_from,
 )
 from tabletop.scenes import dice
-from tabletop.scenes.access import (
-    campaign_character,
-    character_for_roll,
-    is_latest_roll,
-    lock_roll,
-    require_open,
-    require_player,
-)
+from tabletop.scenes.access import require_open, require_player
 from tabletop.scenes.actions.rolls import record_roll
 from tabletop.scenes.actions.spends import amend, pay, require_latest_roll
 from tabletop.scenes.actions.turns import close_pending, require_started, turns_state
@@ -100,17 +95,12 @@ from tabletop.scenes.commands import (
     Whole,
 )
 from tabletop.scenes.commitments import canonical_json
+from tabletop.scenes.fastpath import change_row, character_locked, save_together
 from tabletop.scenes.kinds import ANY_AUDIENCE, EventKind
-from tabletop.scenes.kit import (
-    procedure_state,
-    save_if_as_read,
-    save_together,
-    scene_action,
-    scene_locked,
-    store_state,
-)
+from tabletop.scenes.kit import scene_action, scene_locked
 from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet
 from tabletop.scenes.procedures import ProcedurePanel
+from tabletop.scenes.procedures.state import procedure_state, store_state
 from tabletop.scenes.procedures.turns import NAME as TURNS_PANEL
 from tabletop.scenes.procedures.turns import TurnExtras
 from tabletop.scenes.procedures.turns import participant_id as turn_participant_id
@@ -129,7 +119,12 @@ from tabletop.scenes.rollkinds import (
     percent,
     stored_odds,
 )
-from tabletop.scenes.selectors import character_locked
+from tabletop.scenes.rows import (
+    campaign_character,
+    character_for_roll,
+    is_latest_roll,
+    lock_roll,
+)
 from tabletop.scenes.values import form_list, sheet_int, whole
 from tabletop.systems import Currency, DieReading, Rollable, System, register
 
@@ -193,6 +188,7 @@ __all__ = [
     "by_position",
     "campaign_character",
     "canonical_json",
+    "change_row",
     "character_adjust",
     "character_for_roll",
     "character_locked",
@@ -226,7 +222,6 @@ __all__ = [
     "require_started",
     "reveal_event",
     "roll_data",
-    "save_if_as_read",
     "save_together",
     "scene_action",
     "scene_locked",

@@ -3,6 +3,8 @@
 Tests marked ``services`` need the real PostgreSQL and Redis; `make test-services` (called by
 .ci/run) runs them with DATABASE_URL/REDIS_URL set, and they skip with the reason otherwise.
 ``at_once`` runs the same work in several threads released together, for their races.
+``fast_paths`` runs a test once per implementation of the fast paths (tabletop/scenes/fastpath):
+the portable twin on any database, PostgreSQL's where it runs, with the same assertions.
 """
 
 from __future__ import annotations
@@ -53,6 +55,28 @@ def at_once(count: int, work) -> tuple[list[object], list[BaseException]]:
     for thread in threads:
         thread.join()
     return done, errors
+
+
+@pytest.fixture(params=["portable", "postgresql"])
+def fast_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """The fast paths the test's commands take: each implementation in turn (its name is the
+    test's parameter). PostgreSQL's run in `make test-services`; the portable twin everywhere."""
+    from tabletop.scenes import fastpath
+
+    if request.param == "postgresql" and not postgres_in_use():
+        pytest.skip("PostgreSQL's fast paths: `make test-services`; the portable twin ran here")
+    chosen = fastpath.IMPLEMENTATIONS[request.param]
+    monkeypatch.setattr(fastpath, "paths", lambda: chosen)
+    return chosen
+
+
+@pytest.fixture(autouse=True)
+def _no_scene_kept_from_another_test(monkeypatch: pytest.MonkeyPatch):
+    # The process keeps scenes as it last saw them (fastpath.scenes); a test starts with none,
+    # so the statements it counts do not depend on the tests before it.
+    from tabletop.scenes.fastpath import scenes
+
+    monkeypatch.setattr(scenes, "_seen", {})
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,8 @@
 Generic code (accounts, campaigns, characters, scenes and their templates) never names a game
 system: it asks the registry (tabletop.systems). So (a) no module outside tabletop/systems/
 imports a system package, (b) no template outside templates/systems/ names one, (c) nothing in
-tabletop/ imports in a cycle, (d) no module is over 700 lines (migrations aside).
+tabletop/ imports in a cycle, (d) no module is over 700 lines (migrations aside). And the write
+path passes what it needs: (e) no code hangs an attribute on a model object or a function.
 """
 
 from __future__ import annotations
@@ -311,3 +312,110 @@ def test_the_die_tag_and_the_dice_stylesheet_say_no_system_s_words():
     assert said == []
     css = (ROOT / "static" / "css" / "dice.css").read_text()
     assert [w for w in ("benny", "chosen", "subtracted") if w in css] == []
+
+
+def _model_for(name: str) -> list[type]:
+    """The model classes an object so named holds, by the names the write path gives them."""
+    from tabletop import systems
+    from tabletop.campaigns.models import Campaign
+    from tabletop.characters.models import Character
+    from tabletop.scenes.models import Scene, SceneEvent
+
+    sheets = [Character, *(s.sheet_model for s in systems.all_systems() if s.sheet_model)]
+    return {
+        "scene": [Scene],
+        "campaign": [Campaign],
+        "event": [SceneEvent],
+        "character": sheets,
+        "sheet": sheets,
+    }.get(name, [])
+
+
+def _declares(models: list[type], attr: str) -> bool:
+    return any(
+        hasattr(model, attr) or attr in {f.attname for f in model._meta.concrete_fields}
+        for model in models
+    )
+
+
+def _written_attributes(tree: ast.AST) -> list[ast.Attribute]:
+    targets: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets += node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets.append(node.target)
+    found = []
+    while targets:
+        target = targets.pop()
+        if isinstance(target, ast.Tuple | ast.List):
+            targets += target.elts
+        elif isinstance(target, ast.Attribute):
+            found.append(target)
+    return found
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _in_scope(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of one scope (a module's or a function's body): a nested function, class or
+    lambda is one of them, what is inside it is not."""
+    found: list[ast.AST] = []
+    todo = list(scope.body) if isinstance(scope, (ast.Module, *_DEFS)) else []
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if not isinstance(node, (*_DEFS, ast.ClassDef, ast.Lambda)):
+            todo += ast.iter_child_nodes(node)
+    return found
+
+
+def _attributes_on_functions(tree: ast.Module) -> list[tuple[int, str]]:
+    """``f.attr = ...`` where ``f`` is a function defined in the same scope (and not rebound)."""
+    hung = []
+    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, _DEFS))]:
+        nodes = _in_scope(scope)
+        defined = {n.name for n in nodes if isinstance(n, _DEFS)}
+        rebound = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for node in nodes:
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                owner = node.value
+                if isinstance(owner, ast.Name) and owner.id in defined - rebound:
+                    hung.append((node.lineno, f"{owner.id}.{node.attr}"))
+    return hung
+
+
+def test_nothing_in_the_code_hangs_an_attribute_on_a_model_object_or_a_function():
+    """What a path needs is passed to it or returned by it (tabletop/scenes/fastpath): no
+    assignment to an attribute a scene, campaign, event or character's class does not declare
+    (``scene.seen_by``, ``scene.campaign.member_read_with_scene``), no write into an object's
+    ``__dict__`` (``event.__dict__.setdefault("_noted_sheets", ...)``), no attribute set on a
+    function (``run.checks_scene``). tabletop/scenes/test_declared_attributes.py watches the
+    objects themselves while commands run."""
+    offenders = []
+    for name, path in module_files(TABLETOP).items():
+        if ".migrations" in name:
+            continue
+        tree = ast.parse(path.read_text())
+        for line, hung in _attributes_on_functions(tree):
+            offenders.append(f"{name}:{line} function {hung}")
+        for target in _written_attributes(tree):
+            owner = target.value
+            held = owner.id if isinstance(owner, ast.Name) else getattr(owner, "attr", "")
+            if target.attr == "__dict__" or held == "__dict__":
+                offenders.append(f"{name}:{target.lineno} writes into __dict__")
+            models = _model_for(held)
+            if models and not _declares(models, target.attr):
+                offenders.append(f"{name}:{target.lineno} {held}.{target.attr}")
+        for node in ast.walk(tree):
+            writes = ("setdefault", "update", "pop", "clear", "__setitem__")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in writes
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr == "__dict__"
+            ):
+                offenders.append(f"{name}:{node.lineno} writes into __dict__")
+    assert offenders == [], "\n".join(offenders)

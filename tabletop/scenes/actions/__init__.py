@@ -15,8 +15,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError
 
-from tabletop.scenes import access, commands, record, seen
-from tabletop.scenes.access import foe_for
+from tabletop.scenes import commands, fastpath, record
 from tabletop.scenes.actions import chat, rolls, spends, turns
 from tabletop.scenes.actions.chat import chat_say
 from tabletop.scenes.actions.rolls import record_roll, roll_make, roll_reveal
@@ -42,6 +41,7 @@ from tabletop.scenes.actions.turns import (
 )
 from tabletop.scenes.due import FollowUp, settle_due
 from tabletop.scenes.modes import ROLL_MODES
+from tabletop.scenes.rows import foe_for
 
 commands.register(*chat.COMMANDS, *rolls.COMMANDS, *spends.COMMANDS, *turns.COMMANDS)
 
@@ -86,36 +86,42 @@ def run_command(
 
 
 def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str) -> Any:
-    """One command, on the scene as last seen when it can be.
+    """One command, on the scene as last seen when it can be (``fastpath``'s map).
 
     A command whose event checks the scene it went by (``Command.checks_scene``) runs on the
     scene as this process last saw it, without reading it; if its write finds the scene, its
     campaign or the actor's membership changed, or the command is refused (perhaps by what
     changed), nothing was written and it runs again on the scene read afresh."""
     found = COMMANDS[command]
-    checked = found.checks_scene and record.checks_as_seen()
-    scene = seen.scene_as_seen(scene_id, user=user) if checked else None
-    if scene is not None:
-        seq = scene.last_seq
+    read = fastpath.scene_as_seen(scene_id, user=user) if found.checks_scene else None
+    if read is not None:
+        seq = read.scene.last_seq
         try:
-            with record.written_by(key):
-                result = commands.run_command(command=command, scene=scene, user=user, data=data)
-        except (record.SceneMoved, ValidationError, PermissionDenied):
-            seen.forget_scene(scene_id)
-            if scene.last_seq != seq:
+            result = _run_on(read, command, user, data, key)
+        except (fastpath.SceneMoved, ValidationError, PermissionDenied):
+            fastpath.forget_scene(scene_id)
+            if read.scene.last_seq != seq:
                 raise  # an event was written: what went wrong after it stands
         except BaseException:
-            seen.forget_scene(scene_id)
+            fastpath.forget_scene(scene_id)
             raise
         else:
-            seen.saw_scene(scene)
+            fastpath.saw_scene(read.scene)
             return result
-    scene = access.open_scene(scene_id, user=user)
-    with record.written_by(key):
-        result = commands.run_command(command=command, scene=scene, user=user, data=data)
-    if checked:
-        seen.saw_scene(scene)
+    if not user.is_authenticated:
+        raise PermissionDenied("Log in first.")
+    read = fastpath.read_scene(scene_id, user=user)
+    if read is None:
+        raise ValidationError("That scene does not exist.")
+    result = _run_on(read, command, user, data, key)
+    if found.checks_scene:
+        fastpath.saw_scene(read.scene)
     return result
+
+
+def _run_on(read: fastpath.SceneRead, command: str, user: Any, data: Any, key: str) -> Any:
+    with record.written_by(key), fastpath.running_on(read):
+        return commands.run_command(command=command, scene=read.scene, user=user, data=data)
 
 
 __all__ = [

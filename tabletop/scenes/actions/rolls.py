@@ -16,10 +16,9 @@ from django.db import transaction
 from rules.core import Rng
 from tabletop.characters.models import Character, sheet_joins
 from tabletop.scenes import dice
-from tabletop.scenes.access import foe_for, roll_data
 from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
 from tabletop.scenes.kit import scene_action
-from tabletop.scenes.models import Audience, Scene, SceneEvent, with_sheet
+from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet
 from tabletop.scenes.modes import MODES, ROLL_MODES
 from tabletop.scenes.record import record_event, reveal_event
 from tabletop.scenes.rollkinds import (
@@ -29,6 +28,7 @@ from tabletop.scenes.rollkinds import (
     landed_band,
     offered,
 )
+from tabletop.scenes.rows import foe_for
 
 __all__ = ["ROLL_MODES", "record_roll", "roll_make", "roll_reveal"]
 

@@ -11,12 +11,12 @@ from django.db.models import F
 from tabletop import systems
 from tabletop.characters.actions import character_adjust
 from tabletop.characters.models import Character, model_of
-from tabletop.scenes import access as base
 from tabletop.scenes.commands import Command, Raw, Rolling, Text
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.record import record_event
 from tabletop.scenes.rollkinds import RollOutcome
+from tabletop.scenes.rows import is_latest_roll
 from tabletop.scenes.values import whole
 
 # --- shared by every spend -----------------------------------------------------------------
@@ -25,7 +25,7 @@ from tabletop.scenes.values import whole
 def require_latest_roll(event: SceneEvent) -> None:
     """Seed: spends come "after seeing the roll's result" / on "a roll just made": the
     character's newest roll in this scene, not an old one."""
-    if not base.is_latest_roll(event):
+    if not is_latest_roll(event):
         raise ValidationError(
             f"{event.character.name} has rolled since: spends go on the character's latest roll."
         )

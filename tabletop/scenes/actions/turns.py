@@ -1,7 +1,7 @@
 """The turn tracker, in every system (seed 003's action economy; offered everywhere):
 teams, turns and rounds, one action per turn and one reaction per round. State: the
 ``turns`` panel's ``Scene.state`` entry, changed only by these actions (and a system's, as
-two_dice's checks) through the action kit, under the scene row's lock."""
+two_dice's checks) through ``procedures.state``, under the scene row's lock."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from rules.turns import TurnTracker
 from tabletop.characters.models import Character
 from tabletop.scenes.access import require_player
 from tabletop.scenes.commands import Choice, Command, Member, Parsed, Rolling, Text
-from tabletop.scenes.kit import procedure_state, rules_say_no, scene_action, store_state
+from tabletop.scenes.kit import rules_say_no, scene_action
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_panel
+from tabletop.scenes.procedures.state import procedure_state, store_state
 from tabletop.scenes.record import record_event
 
 # --- the turn tracker (every system) -------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Live procedures' panels on the scene page: op challenges, expeditions, turn trackers, ...
 
 A procedure keeps its state in ``Scene.state[<name>]`` (changed only by its actions, under the
-scene row's lock, through ``tabletop.scenes.kit``) and has a ``ProcedurePanel``: a game system
+scene row's lock, through ``procedures.state``) and has a ``ProcedurePanel``: a game system
 brings its panels with its ``System``; the turn tracker, offered in every system, registers
 here. The scene page shows the panels of the campaign's system; after an event whose kind makes
 a panel stale the broadcast re-renders it out of band, once per viewer class (GM, the actor,

@@ -6,17 +6,15 @@ consequences), a declared check when it rolls."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from rules.core import Rng
-from tabletop.systems import api
 from tabletop.systems.api import (
     Character,
     SceneEvent,
+    change_row,
     note_sheet,
     roll_data,
-    save_if_as_read,
     save_together,
 )
 from tabletop.systems.two_dice.models import TwoDiceSheet
@@ -30,35 +28,25 @@ def pay_from_sheet(
     how many it took. ``event``: the check it pays for: its card says how much
     (``paid_from_sheet``, saved with the sheet), and its broadcast shows the sheet as paid
     without reading it again."""
-    if character is not None and amount > 0 and event is not None:
-        # The sheet as the roll read it pays, in the statement that saves the card, if its row
-        # is still that sheet; else the row is locked and pays as it is now.
-        as_read = {
-            f.attname: getattr(character, f.attname)
-            for f in TwoDiceSheet._meta.local_concrete_fields
-        }
-        paid, resources = _payment(as_read["resources"], resource, amount)
-        event.public["paid_from_sheet"] = paid
-        if save_if_as_read(character, as_read, {"resources": resources}, (event, ["public"])):
-            sheet = copy.copy(character)  # the command's copy stays the sheet as read
-            sheet.resources = resources
-            note_sheet(event, sheet)
-            return paid
-    paid, rows = 0, []
-    if character is not None and amount > 0:
-        locked = api.character_locked(TwoDiceSheet, character.pk)
-        if locked is None:
-            raise Character.DoesNotExist(f"No character {character.pk} to pay from.")
+    if character is None or amount <= 0:
         if event is not None:
-            note_sheet(event, locked)
-        paid, resources = _payment(locked.resources, resource, amount)
-        if paid:
-            locked.resources = resources
-            rows.append((locked, ["resources"]))
+            event.public["paid_from_sheet"] = 0
+            save_together((event, ["public"]))
+        return 0
+    paid = 0
+
+    def pay(sheet: TwoDiceSheet) -> dict[str, Any]:
+        # The sheet as the roll read it pays if its row is still that sheet; else the row,
+        # locked, pays as it is now.
+        nonlocal paid
+        paid, resources = _payment(sheet.resources, resource, amount)
+        if event is not None:
+            event.public["paid_from_sheet"] = paid
+        return {"resources": resources}
+
+    sheet = change_row(character, pay, *([(event, ["public"])] if event is not None else []))
     if event is not None:
-        event.public["paid_from_sheet"] = paid
-        rows.append((event, ["public"]))
-    save_together(*rows)
+        note_sheet(event, sheet)
     return paid
 
 

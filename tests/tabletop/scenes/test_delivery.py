@@ -111,7 +111,7 @@ async def test_one_beat_serves_every_scene_of_the_process_and_writes_a_trip_once
 
 async def test_a_message_the_layer_lost_arrives_by_the_beat(table, quick_beat, monkeypatch):
     alice = await connect(table.alice, table.scene)
-    monkeypatch.setattr(deliver, "broadcast_event", lambda event: None)  # lost on the layer
+    monkeypatch.setattr(deliver, "broadcast_event", lambda event, **_: None)  # lost on the layer
     event = await sync_to_async(actions.roll_make)(
         scene=table.scene, actor=table.alice, roll_kind="expression", data={"expression": "3d6"}
     )

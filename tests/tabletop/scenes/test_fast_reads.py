@@ -1,5 +1,6 @@
-"""The hot reads written once as SQL (``selectors._SceneRead``) read what the ORM reads, and the
-heartbeat of a quiet scene is two statements."""
+"""The hot reads written once as SQL (``fastpath.statements``: the scene read, a row read) read
+what the ORM reads, the writes of both fast paths (``fast_paths``) write what the ORM would have
+written, and the heartbeat of a quiet scene is three statements."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign
-from tabletop.scenes import actions, selectors
+from tabletop.scenes import actions, fastpath, selectors
 from tabletop.scenes.models import Presence, Scene
 from tests.support.tables import make_table, mira_and_troll
 
@@ -26,13 +27,14 @@ def test_the_scene_read_gives_the_orms_scene_and_campaign():
     )
     Scene.objects.filter(pk=table.scene.pk).update(state={"turns": {"round": 3}})
 
-    scene = selectors.scene_with_membership(scene_id=table.scene.pk, user=table.alice)
+    read = fastpath.read_scene(table.scene.pk, user=table.alice)
+    scene = read.scene
 
     orm = Scene.objects.select_related("campaign").get(pk=table.scene.pk)
     assert _fields(scene) == _fields(orm)  # JSON decoded, times aware, as the ORM gives them
     assert _fields(scene.campaign) == _fields(orm.campaign)
     assert scene.opened_at.tzinfo is not None
-    assert scene.is_member is True
+    assert read.member is True and read.user_id == table.alice.pk and not read.as_seen
     assert not scene._state.adding  # a row from the database, saved like one
     scene.name = "Renamed"
     scene.save(update_fields=["name"])
@@ -42,11 +44,8 @@ def test_the_scene_read_gives_the_orms_scene_and_campaign():
 @pytest.mark.django_db
 def test_the_scene_read_says_who_is_not_a_member_and_what_does_not_exist():
     table = make_table()
-    assert (
-        selectors.scene_with_membership(scene_id=table.scene.pk, user=table.outsider).is_member
-        is False
-    )
-    assert selectors.scene_with_membership(scene_id=table.scene.pk + 999, user=table.gm) is None
+    assert fastpath.read_scene(table.scene.pk, user=table.outsider).member is False
+    assert fastpath.read_scene(table.scene.pk + 999, user=table.gm) is None
     # and a command from a non-member is refused by it
     assert selectors.scene_access(scene_id=table.scene.pk, user=table.outsider) is None
 
@@ -178,7 +177,7 @@ def test_a_pool_thread_tidies_its_connection_once_a_second_and_after_an_error(mo
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_event_written_once_as_sql_reads_back_as_the_orm_would_have_written_it():
+def test_an_event_written_once_as_sql_reads_back_as_the_orm_would_have_written_it(fast_paths):
     # Every field set: a hidden roll of a character (commitment, nonce, ledger entry), then a
     # reveal with its parent, and a whisper with its recipients.
     from tabletop.characters.models import Character
@@ -210,12 +209,12 @@ def test_an_event_written_once_as_sql_reads_back_as_the_orm_would_have_written_i
 
 
 @pytest.mark.django_db(transaction=True)
-def test_rows_saved_together_are_one_statement_on_postgresql_and_all_or_nothing():
+def test_rows_saved_together_are_one_statement_on_postgresql_and_all_or_nothing(fast_paths):
     from django.db import DatabaseError, connection, transaction
     from django.test.utils import CaptureQueriesContext
 
     from tabletop.characters.models import Character
-    from tabletop.scenes.kit import save_together
+    from tabletop.scenes.fastpath import save_together
 
     table = make_table(system="two_dice")
     hero = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Ayla")
@@ -225,7 +224,7 @@ def test_rows_saved_together_are_one_statement_on_postgresql_and_all_or_nothing(
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
         save_together((hero, ["resources"]), (scene, ["state"]))
     updates = [q for q in queries.captured_queries if "UPDATE" in q["sql"]]
-    assert len(updates) == (1 if connection.vendor == "postgresql" else 2)
+    assert len(updates) == (1 if fast_paths.name == "postgresql" else 2)
     assert Character.objects.get(pk=hero.pk).sheet.resources == {"Focus": {"current": 2, "max": 5}}
     assert Scene.objects.get(pk=scene.pk).state == {"turns": {"round": 2}}
 
@@ -251,15 +250,15 @@ def test_a_row_read_written_once_gives_the_orms_row_and_nothing_else():
     elsewhere = Campaign.objects.create(name="Elsewhere", system="two_dice", gm=table.gm)
 
     sheet = TwoDiceSheet  # the character's row and its sheet's, joined
-    read = selectors.character_in_campaign(sheet, hero.pk, table.campaign.pk)
+    read = fastpath.character_in_campaign(sheet, hero.pk, table.campaign.pk)
     assert type(read) is sheet
     assert _fields(read) == _fields(Character.objects.get(pk=hero.pk).sheet)  # JSON decoded
     assert read.resources == {"Focus": {"current": 4, "max": 5}} and read.name == "Mira"
     assert not read._state.adding
-    assert selectors.character_in_campaign(sheet, hero.pk, elsewhere.pk) is None
-    assert selectors.character_in_campaign(sheet, hero.pk + 999, table.campaign.pk) is None
-    assert selectors.character_in_campaign(sheet, 2**70, table.campaign.pk) is None
+    assert fastpath.character_in_campaign(sheet, hero.pk, elsewhere.pk) is None
+    assert fastpath.character_in_campaign(sheet, hero.pk + 999, table.campaign.pk) is None
+    assert fastpath.character_in_campaign(sheet, 2**70, table.campaign.pk) is None
     with transaction.atomic():
-        assert _fields(selectors.character_locked(sheet, hero.pk)) == _fields(read)
+        assert _fields(fastpath.character_locked(sheet, hero.pk)) == _fields(read)
     with pytest.raises(AssertionError, match="needs a transaction"):
-        selectors.character_locked(sheet, hero.pk)
+        fastpath.character_locked(sheet, hero.pk)

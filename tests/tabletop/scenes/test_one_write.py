@@ -1,8 +1,8 @@
 """An action whose one write is its event runs without a transaction around it
-(``record.one_write``): on PostgreSQL a roll that sets nothing going is the scene read and one
-statement. A roll that sets something going stays all or nothing, a scene that moved since it
-was read still gets the next seq and the real head, and a second write outside a transaction
-is refused before it runs."""
+(``fastpath.one_write``): on PostgreSQL a roll that sets nothing going is the scene read and one
+statement; the portable twin opens the event's transaction itself. A roll that sets something
+going stays all or nothing, a scene that moved since it was read still gets the next seq and
+the real head, and a second write outside a transaction is refused before it runs."""
 
 from __future__ import annotations
 
@@ -13,15 +13,17 @@ from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
-from tabletop.scenes import actions, ledger, seen
+from tabletop.scenes import actions, ledger
 from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.fastpath import one_write
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.record import one_write, record_event
+from tabletop.scenes.record import record_event
 from tabletop.scenes.rollkinds import GENERIC_KINDS, ROLL_KINDS
+from tests.support.statements import kinds
 
-# Outside the test's own transaction: what runs alone must really commit alone. Run by
-# `make test` (SQLite) and again by `make test-services` (PostgreSQL, where the event is one
-# statement).
+# Outside the test's own transaction: what runs alone must really commit alone. Each test runs
+# on both fast paths (``fast_paths``): the portable twin in `make test` and `make
+# test-services`, PostgreSQL's (where the event is one statement) in `make test-services`.
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
@@ -33,28 +35,28 @@ def _roll(table, user, mode: str) -> tuple[SceneEvent, list[str]]:
     return event, [q["sql"] for q in queries.captured_queries]
 
 
-def test_a_roll_that_sets_nothing_going_writes_its_event_alone(table):
-    seen.forget_scene(table.scene.pk)
+def test_a_roll_that_sets_nothing_going_writes_its_event_alone(table, fast_paths):
     seqs = []
     for user, mode in ((table.alice, "public"), (table.alice, "gm"), (table.bob, "blind")):
         event, statements = _roll(table, user, mode)
         seqs.append(event.seq)
         assert event.public["mode"] == mode
-        if connection.vendor == "postgresql":
-            # The seq, the head and the event in one statement, with no BEGIN and no COMMIT
-            # around it; after the scene read for the first roll only (the next ones check the
-            # scene as this process last saw it in that statement: test_scene_as_seen.py).
-            assert len(statements) == (2 if len(seqs) == 1 else 1), statements
-            assert statements[-1].startswith("WITH moved AS (UPDATE")
-        else:  # SQLite: the seq UPDATE and the INSERTs in a transaction of the event's own
-            assert any("last_seq = last_seq + 1" in s for s in statements)
+        # After the scene read for the first roll only: the next ones check the scene as this
+        # process last saw it in their write (test_scene_as_seen.py).
+        first = len(seqs) == 1
+        if fast_paths.name == "postgresql":
+            # The seq, the head and the event in one statement, with no BEGIN and no COMMIT.
+            write = ["write"]
+        else:  # the scene's row moved and the event, in a transaction of the event's own
+            write = ["begin", *([] if first else ["read"]), "move", "event", "commit"]
+        assert kinds(statements) == (["read", *write] if first else write)
     table.scene.refresh_from_db()
     assert seqs == [2, 3, 4] and table.scene.last_seq == 4
     doc = ledger.export(scene=table.scene, viewer=Viewer(table.gm.pk, True), viewer_name="gm")
     assert ledger.verify(doc).ok
 
 
-def test_a_roll_that_sets_something_going_is_all_or_nothing(table, monkeypatch):
+def test_a_roll_that_sets_something_going_is_all_or_nothing(table, fast_paths, monkeypatch):
     def strikes_back(*, event, rng):
         raise RuntimeError("the foe's blow failed")
 
@@ -72,7 +74,9 @@ def test_a_roll_that_sets_something_going_is_all_or_nothing(table, monkeypatch):
     assert (event.kind, event.seq) == ("roll", 2)
 
 
-def test_an_event_alone_on_a_scene_that_moved_gets_the_next_seq_and_the_real_head(table):
+def test_an_event_alone_on_a_scene_that_moved_gets_the_next_seq_and_the_real_head(
+    table, fast_paths
+):
     stale = Scene.objects.get(pk=table.scene.pk)  # read before the next event
     said = {"speaker": "bob", "text": "Ready?", "emote": False}
     actions.chat_say(scene=table.scene, actor=table.bob, text="First!", to=[])
@@ -80,14 +84,14 @@ def test_an_event_alone_on_a_scene_that_moved_gets_the_next_seq_and_the_real_hea
         late = record_event(scene=stale, kind="chat", actor=table.bob, public=said)
     assert late.seq == 3
     assert late.ledger["prev"] == SceneEvent.objects.get(scene=table.scene, seq=2).ledger_hash
-    if connection.vendor == "postgresql":
-        # The numbered write found the scene moved and wrote nothing; the seq UPDATE and the
-        # INSERT then ran in a transaction of their own.
-        # (The broadcast, on commit, reads the campaign this scene was read without.)
-        statements = [q["sql"] for q in queries.captured_queries]
-        assert statements[0].startswith("WITH moved AS (UPDATE")
-        assert statements[1] == "BEGIN" and statements[4] == "COMMIT", statements
-        assert "last_seq = last_seq + 1" in statements[2]
+    # The numbered write found the scene moved and wrote nothing; the next seq and the event
+    # (with the new head) then ran in a transaction of their own. (The broadcast, on commit,
+    # reads the campaign this scene was read without.)
+    statements = kinds(q["sql"] for q in queries.captured_queries)
+    if fast_paths.name == "postgresql":
+        assert statements[:5] == ["write", "begin", "seq", "event", "commit"], statements
+    else:
+        assert statements[:6] == ["begin", "move", "seq", "event", "head", "commit"], statements
     table.scene.refresh_from_db()
     assert table.scene.last_seq == 3 and table.scene.ledger_head == late.ledger_hash
 

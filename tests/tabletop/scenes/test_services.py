@@ -19,6 +19,7 @@ from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies
 from tabletop.systems.percentile import plot_points
+from tabletop.systems.two_dice.models import TwoDiceSheet
 from tests.support.tables import make_table, mira_and_troll
 from tests.tabletop.conftest import at_once, requires_postgres, requires_redis
 from tests.tabletop.scenes.conftest import connect, drain_all
@@ -30,7 +31,7 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
 @requires_postgres
-def test_concurrent_rolls_get_gapless_unique_seqs_on_postgres():
+def test_concurrent_rolls_get_gapless_unique_seqs_on_postgres(fast_paths):
     table = make_table()
     start = threading.Barrier(8)
     errors: list[BaseException] = []
@@ -180,9 +181,9 @@ async def test_commands_on_the_thread_pool_keep_each_scenes_frames_in_order(sett
 
 
 @requires_postgres
-def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres():
-    # Each check pays from its roller's row as it is (kit.save_if_as_read, else the row locked:
-    # selectors.character_locked): six checks at once against 5 Focus, each costing 2, pay 2,
+def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres(fast_paths):
+    # Each check pays from its roller's row as it is (fastpath.change_row: as read if it still
+    # is, else the row locked): six checks at once against 5 Focus, each costing 2, pay 2,
     # 2, 1 and then nothing. Each in a scene of its own, so the scenes' locks do not put them
     # in line: only the character's row does.
     table = make_table(system="two_dice")
@@ -213,10 +214,11 @@ def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres():
     assert paid == [0, 0, 0, 1, 2, 2]
 
 
-@requires_postgres
-def test_a_check_pays_from_the_sheet_it_read_in_the_cards_statement_on_postgres():
-    # kit.save_if_as_read: the sheet is not read again, locked; it is saved with the card. (The
-    # frames' numbers: two_dice/test_resources.py, run here too.)
+def test_a_check_pays_from_the_sheet_it_read_and_saves_it_with_its_card(fast_paths):
+    # fastpath.save_if_as_read: on PostgreSQL the sheet is not read again, locked, but saved
+    # with the card on the condition that it is as read, in one statement; the portable twin
+    # reads it once, locked, and saves it with the card. (The frames' numbers:
+    # two_dice/test_resources.py, run on both too.)
     table = make_table(system="two_dice")
     ayla, _troll = mira_and_troll(
         table, attributes={"Wits": 2}, resources={"Focus": {"current": 5, "max": 5}}
@@ -226,16 +228,21 @@ def test_a_check_pays_from_the_sheet_it_read_in_the_cards_statement_on_postgres(
             scene=table.scene, actor=table.alice, roll_kind="two_dice", character=ayla, data=CHECK
         )
     statements = [q["sql"] for q in queries.captured_queries]
-    assert not any("FOR UPDATE" in s for s in statements), statements
-    paying = [s for s in statements if s.startswith("WITH u0 AS (UPDATE")]
-    assert len(paying) == 1 and "IS NOT DISTINCT FROM" in paying[0], statements
+    sheet = TwoDiceSheet._meta.db_table
+    if fast_paths.name == "postgresql":
+        assert not any("FOR UPDATE" in s for s in statements), statements
+        paying = [s for s in statements if s.startswith("WITH u0 AS (UPDATE")]
+        assert len(paying) == 1 and "IS NOT DISTINCT FROM" in paying[0], statements
+    else:
+        reads = [s for s in statements if s.startswith("SELECT") and sheet in s]
+        saves = [s for s in statements if s.startswith("UPDATE") and sheet in s]
+        assert len(reads) == 1 and len(saves) == 1, statements
     ayla.refresh_from_db()
     event.refresh_from_db()
     assert ayla.resources["Focus"]["current"] == 3 and event.public["paid_from_sheet"] == 2
 
 
-@requires_postgres
-def test_a_check_whose_sheet_changed_since_it_was_read_pays_from_the_row_as_it_is_on_postgres():
+def test_a_check_whose_sheet_changed_since_it_was_read_pays_from_the_row_as_it_is(fast_paths):
     table = make_table(system="two_dice")
     ayla, _troll = mira_and_troll(
         table, attributes={"Wits": 2}, resources={"Focus": {"current": 5, "max": 5}}

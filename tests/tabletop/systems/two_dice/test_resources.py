@@ -84,10 +84,9 @@ def test_declared_checks_and_reactions_pay_when_they_roll():
     assert current(cast["tamsin"], "Stamina") == 4
 
 
-@pytest.mark.services  # also on PostgreSQL, where the sheet is paid as read (kit.save_if_as_read)
 @pytest.mark.django_db
 def test_a_checks_frames_show_the_sheet_as_paid_without_reading_it_again(
-    django_capture_on_commit_callbacks,
+    django_capture_on_commit_callbacks, fast_paths
 ):
     # The payment saved the sheet in the check's transaction: the broadcast renders the
     # roller's new numbers from that copy (bench/README.md), and they are the paid ones.

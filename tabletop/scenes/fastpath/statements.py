@@ -1,10 +1,12 @@
-"""SQL written once per database connection, for the few statements every command runs
-(the scene read, a row read, the event's INSERT).
+"""SQL written once per database connection, for the few statements every command runs: the
+scene read (with the actor's membership), a row read (a check's character, locked to pay), and
+the event's INSERT (``postgres``, ``portable``).
 
 The ORM compiles a query afresh each time it runs: for the scene read, the event's INSERT and
 a check's character, that cost several times the statement itself (bench/README.md). These
 statements are built from the models' fields (a new field is read and written like any other)
 once per connection, and every value read goes through the converters the ORM would apply.
+Every statement here is portable SQL (``FOR UPDATE`` where the database has it).
 """
 
 from __future__ import annotations
@@ -152,3 +154,58 @@ class RowReads:
         if plan is None:
             plan = self.plans[model] = RowRead(model, **self.options)
         return plan(pk, *also)
+
+
+class SceneStatement(WrittenOnce[tuple[str, Converters]]):
+    """The scene, its campaign and whether a user is a member, in one statement: every command
+    reads this (the ORM compiled the same join afresh each time, a third of a public roll's CPU:
+    bench/README.md). ``lock``: the scene's row locked until commit, where the database locks
+    rows (the portable twin's check of a scene as last seen)."""
+
+    def __init__(self, *, lock: bool = False) -> None:
+        super().__init__()
+        self.lock = lock
+
+    def build(self, connection: Any) -> tuple[str, Converters]:
+        quote = connection.ops.quote_name
+        fields = scene_and_campaign()
+        columns = ", ".join(f"{alias}.{quote(f.column)}" for alias, f in fields)
+        scene_campaign = quote(Scene._meta.get_field("campaign").column)
+        statement = (
+            f"SELECT {columns}, {member_exists(connection)} "
+            f"FROM {quote(Scene._meta.db_table)} s INNER JOIN "
+            f"{quote(Campaign._meta.db_table)} c "
+            f"ON c.{quote(Campaign._meta.pk.column)} = s.{scene_campaign} "
+            f"WHERE s.{quote(Scene._meta.pk.column)} = %s"
+        )
+        if self.lock and connection.features.has_select_for_update_of:
+            statement += " FOR UPDATE OF s"
+        return statement, converters(connection, fields)
+
+    def __call__(self, scene_id: int, user_id: Any) -> tuple[Scene, bool] | None:
+        """The scene (its campaign read with it) and whether ``user_id`` is a member of that
+        campaign, or None when there is no such scene."""
+        if self.lock:
+            assert transaction.get_connection().in_atomic_block, "a locked read needs a transaction"
+        connection = connections[router.db_for_read(Scene)]
+        statement, found = self.plan(connection)
+        with connection.cursor() as cursor:
+            cursor.execute(statement, [user_id, scene_id])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        values = converted(row, found, connection)
+        n = len(Scene._meta.concrete_fields)
+        scene = Scene.from_db(connection.alias, None, values[:n])
+        campaign = Campaign.from_db(connection.alias, None, values[n:])
+        Scene._meta.get_field("campaign").set_cached_value(scene, campaign)
+        return scene, bool(row[-1])
+
+
+#: The scene a command goes by, with its campaign and the actor's membership.
+scene_read = SceneStatement()
+#: The same, its row locked until commit: what the portable twin checks a scene as seen by.
+scene_read_locked = SceneStatement(lock=True)
+#: A check's character: read with the command (one of the campaign's), locked to pay.
+character_in_campaign = RowReads(also=("campaign",))
+character_locked = RowReads(lock=True)

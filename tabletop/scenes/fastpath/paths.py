@@ -1,0 +1,123 @@
+"""The fast paths' one interface, ``Paths``: writing a scene's next event and saving rows, each
+in as few statements as the database allows, and what both implementations share.
+
+``postgres.PostgresPaths`` writes each in one statement (data-modifying ``WITH``s);
+``portable.PortablePaths`` is its twin on any database (SQLite, and PostgreSQL in the tests),
+with the same observable results in a transaction of a few statements. Neither keeps anything
+on the rows it is given: what a path needs comes in as arguments, what it found goes out as its
+result.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from django.db import transaction
+from django.db.models import Model
+
+from tabletop.scenes.fastpath.scenes import SceneRead
+from tabletop.scenes.fastpath.statements import WrittenOnce
+from tabletop.scenes.models import Scene, SceneEvent
+
+#: Builds the event with its seq and the ledger head it chains onto (``record.record_event``).
+Numbered = Callable[[int, str], SceneEvent]
+#: A row and the names of the fields to save on it, as ``save(update_fields=...)`` would.
+Row = tuple[Model, list[str]]
+
+NEXT_SEQ = (
+    f"UPDATE {Scene._meta.db_table} SET last_seq = last_seq + 1 WHERE id = %s "
+    "RETURNING last_seq, ledger_head"
+)
+NEW_HEAD = f"UPDATE {Scene._meta.db_table} SET ledger_head = %s WHERE id = %s"
+
+
+class Paths(ABC):
+    """What the write path asks of the database. Each method's docstring is its contract; both
+    implementations keep it (tests/tabletop/scenes/ run each one's tests against both)."""
+
+    #: "postgresql" or "portable".
+    name: ClassVar[str]
+
+    @abstractmethod
+    def write_event(
+        self, scene: Scene, numbered: Numbered, *, check: SceneRead | None, alone: bool
+    ) -> SceneEvent:
+        """Write the scene's next event (built by ``numbered(seq, head)``) and move the scene's
+        row: its last seq, and its ledger head when the event is in the chain.
+
+        The event is numbered from ``scene`` as the command read it (its ``last_seq`` and
+        ``ledger_head``) if no event came since; else it gets the next seq and chains onto the
+        real head, under the scene row's lock. ``check``: ``scene`` is this process's copy as
+        last seen (``check.scene``), and nothing is written unless the scene's row, its
+        campaign's row and ``check.user_id``'s membership are still what the command went by:
+        ``SceneMoved`` otherwise. ``alone``: no transaction is open (``one_write``); a write
+        of more than one statement opens its own."""
+
+    @abstractmethod
+    def save_together(self, *rows: Row) -> None:
+        """Save the named fields of several rows as ``save(update_fields=...)`` would, all or
+        nothing; a row that is not there raises as ``save`` does."""
+
+    @abstractmethod
+    def save_if_as_read(
+        self, row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: Row
+    ) -> bool:
+        """Save ``changes`` (field name -> new value, fields of ``row``'s own table) to
+        ``row``'s row only if that row still holds ``as_read`` (the ``attname`` of every field
+        of ``row``'s own table -> its value as the command read it), and ``also``'s rows as
+        ``save_together`` saves them. False, with nothing saved, when the row changed since
+        (or is gone). Two writers that read the same row never both pass. ``row`` itself is
+        left as it was."""
+
+
+def own_fields(row: Model, changes: dict[str, Any]) -> list[Any]:
+    """The concrete fields of ``row``'s own table, refusing a change to any other (a sheet's
+    fields, not those of the character it extends)."""
+    meta = type(row)._meta
+    fields = meta.local_concrete_fields
+    if not set(changes) <= {f.name for f in fields}:
+        raise ValueError(f"save_if_as_read saves fields of {meta.db_table} alone: {changes}")
+    return fields
+
+
+class EventInsert(WrittenOnce[dict[str, Any]]):
+    """An event's INSERT written once per connection, every value prepared by its field as the
+    ORM's ``save`` prepares it (the ORM compiled the same INSERT afresh for every event).
+    ``build`` gives ``fields``, the columns in order, and ``insert``; the PostgreSQL paths add
+    their statements to the plan."""
+
+    def build(self, connection: Any) -> dict[str, Any]:
+        quote = connection.ops.quote_name
+        meta = SceneEvent._meta
+        fields = [f for f in meta.concrete_fields if not f.primary_key]
+        columns = ", ".join(quote(f.column) for f in fields)
+        into = f"INSERT INTO {quote(meta.db_table)} ({columns})"
+        marks = ", ".join(["%s"] * len(fields))
+        returning = f"RETURNING {quote(meta.pk.column)}"
+        plan = {"fields": fields, "into": into, "marks": marks, "returning": returning}
+        plan["insert"] = f"{into} VALUES ({marks}) {returning}"
+        return plan
+
+    def values(self, event: SceneEvent, connection: Any) -> list[Any]:
+        """The event's values, in the plan's column order."""
+        fields = self.plan(connection)["fields"]
+        return [f.get_db_prep_save(f.pre_save(event, True), connection) for f in fields]
+
+
+def written(event: SceneEvent, pk: Any, connection: Any) -> SceneEvent:
+    """``event`` as the ORM leaves a row it saved."""
+    event.pk = pk
+    event._state.adding = False
+    event._state.db = connection.alias
+    return event
+
+
+def next_seq(scene_id: int) -> tuple[int, str]:
+    """Take the scene's next seq (its row locked until commit, so concurrent events get 1, 2,
+    3, ... and each chain event reads the head its predecessor left): the seq and the head.
+    RETURNING (PostgreSQL, SQLite 3.35+): one round trip instead of an UPDATE and a SELECT."""
+    with transaction.get_connection().cursor() as cursor:
+        cursor.execute(NEXT_SEQ, [scene_id])
+        return cursor.fetchone()
