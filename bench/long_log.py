@@ -38,7 +38,7 @@ def main() -> int:
         table = make_table(system="conductor")
         started = time.monotonic()
         for n in range(EVENTS - 1):  # the scene's opening is the first event
-            actions.roll_make(
+            actions.roll(
                 scene=table.scene,
                 actor=table.alice,
                 roll_kind="expression",

@@ -117,7 +117,7 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
     probe = Scene.objects.create(
         campaign=campaigns[0], name="probe", status=Scene.Status.OPEN, opened_at=now
     )
-    event = actions.roll_make(
+    event = actions.roll(
         scene=probe,
         actor=users[1],
         roll_kind="expression",

@@ -3,7 +3,7 @@
 // (tests/tabletop/scenes/test_composer_parser.py runs it under Node). Anything it cannot read
 // comes back as an error for the composer to show, and nothing is sent (the text stays).
 // The one page fact it may read: the longest line the server takes, which the composer's
-// textarea carries as data-limit (rendered from tabletop.scenes.actions.chat.CHAT_LIMIT), when
+// textarea carries as data-limit (rendered from tabletop.scenes.actions.talk.CHAT_LIMIT), when
 // the caller's ctx does not give it. The textarea has no maxlength: that cut a long paste
 // silently, so this parser's message, with the length and the limit, never showed.
 (function (root, factory) {

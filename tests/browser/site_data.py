@@ -66,14 +66,14 @@ def _scene(campaign: Campaign, gm: Any, alice: Any, alice_pc: Character) -> Scen
     scene = scene_actions.scene_open(scene=scene, actor=gm)
     # A few cards in the log, so the page's cards are checked too: a player's roll for all to
     # see, and one the GM keeps to themself.
-    scene_actions.roll_make(
+    scene_actions.roll(
         scene=scene,
         actor=alice,
         roll_kind="expression",
         character=alice_pc,
         data={"expression": "3d6+2"},
     )
-    scene_actions.roll_make(
+    scene_actions.roll(
         scene=scene, actor=gm, roll_kind="expression", mode="gm", data={"expression": "1d20"}
     )
     return scene
@@ -89,7 +89,7 @@ def _stats_scene(campaign: Campaign, gm: Any, alice: Any, bob: Any) -> Scene:
     scene = scene_actions.scene_create(campaign=campaign, actor=gm, name=STATS_SCENE_NAME)
     scene = scene_actions.scene_open(scene=scene, actor=gm)
     dice = random.Random(16)
-    roll = scene_actions.roll_make
+    roll = scene_actions.roll
     for _ in range(24):
         roll(
             scene=scene, actor=alice, roll_kind="expression", data={"expression": "1d20"}, rng=dice

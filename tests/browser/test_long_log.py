@@ -20,7 +20,7 @@ def test_earlier_entries_load_above_the_page(browser: Browser, server):
         "from tabletop.scenes.models import Scene\n"
         f"scene = Scene.objects.select_related('campaign').get(pk={scene})\n"
         "for _ in range(205):\n"
-        "    actions.roll_make(scene=scene, actor=scene.campaign.gm, roll_kind='expression',"
+        "    actions.roll(scene=scene, actor=scene.campaign.gm, roll_kind='expression',"
         " data={'expression': '1d6'})\n"
     )
     page = close_after_test(browser.new_context()).new_page()

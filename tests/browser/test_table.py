@@ -250,7 +250,7 @@ def test_new_entries_while_reading_back_show_a_pill(browser: Browser, server):
         "from tabletop.scenes.models import Scene\n"
         f"scene = Scene.objects.select_related('campaign').get(pk={scene})\n"
         "for n in range(40):\n"
-        "    actions.chat_say(scene=scene, actor=scene.campaign.gm, text=f'line {n}', to=[])\n"
+        "    actions.chat(scene=scene, actor=scene.campaign.gm, text=f'line {n}', to=[])\n"
     )
     gm = Seat(browser, server, "gm", path)
     alice = Seat(browser, server, "alice", path)

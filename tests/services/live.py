@@ -62,7 +62,7 @@ from tabletop.scenes.models import Scene
 
 scene = Scene.objects.select_related("campaign").get(pk={scene})
 rolls = [
-    actions.roll_make(
+    actions.roll(
         scene=scene, actor=scene.campaign.gm, roll_kind="expression", data={{"expression": "1d6"}}
     )
     for _ in range({count})

@@ -419,3 +419,17 @@ def test_nothing_in_the_code_hangs_an_attribute_on_a_model_object_or_a_function(
             ):
                 offenders.append(f"{name}:{node.lineno} writes into __dict__")
     assert offenders == [], "\n".join(offenders)
+
+
+def test_each_wire_command_is_named_as_its_action():
+    """A command on the socket and the action it runs have one name (``"roll"`` runs
+    ``actions.roll``): a reader of a frame finds its code by that name, a public one."""
+    from tabletop.scenes.commands import COMMANDS
+
+    assert {"roll", "reveal", "chat", "award", "benny", "luck", "contest_extended"} <= set(COMMANDS)
+    differ = {
+        name: command.action.__name__
+        for name, command in COMMANDS.items()
+        if command.action.__name__ != name
+    }
+    assert differ == {}

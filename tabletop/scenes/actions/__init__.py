@@ -2,8 +2,9 @@
 
 Each action authorises its actor, runs in one transaction and records its events with
 ``record_event`` (broadcast after commit); ``tabletop.scenes.kit`` holds what they share. One
-module per domain (as Zulip's ``zerver/actions``): ``scenes`` (scenes, presence), ``rolls``
-(rolls and reveals), ``spends`` (the GM's awards), ``turns`` (the turn tracker). A game system's
+module per domain (as Zulip's ``zerver/actions``): ``scenes`` (scenes, presence), ``talk``
+(chat lines and whispers), ``rolls`` (rolls and reveals), ``awards`` (the GM's awards),
+``spends`` (what every spend shares), ``turns`` (the turn tracker). A game system's
 actions live in its package (tabletop/systems/<slug>/). Each module's ``COMMANDS`` are
 websocket commands (tabletop.scenes.commands); ``run_command`` is the consumer's entry point.
 """
@@ -16,9 +17,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError
 
 from tabletop.scenes import commands, fastpath, record
-from tabletop.scenes.actions import chat, rolls, spends, turns
-from tabletop.scenes.actions.chat import chat_say
-from tabletop.scenes.actions.rolls import record_roll, roll_make, roll_reveal
+from tabletop.scenes.actions import awards, rolls, talk, turns
+from tabletop.scenes.actions.awards import award
+from tabletop.scenes.actions.rolls import record_roll, reveal, roll
 from tabletop.scenes.actions.scenes import (
     heartbeat,
     presence_broadcast,
@@ -28,13 +29,13 @@ from tabletop.scenes.actions.scenes import (
     scene_create,
     scene_open,
 )
-from tabletop.scenes.actions.spends import currency_adjust
+from tabletop.scenes.actions.talk import chat
 from tabletop.scenes.actions.turns import (
     turns_act,
     turns_end,
     turns_join,
     turns_leave,
-    turns_move_team,
+    turns_move,
     turns_react,
     turns_start,
     turns_stop,
@@ -43,7 +44,7 @@ from tabletop.scenes.due import FollowUp, settle_due
 from tabletop.scenes.modes import ROLL_MODES
 from tabletop.scenes.rows import foe_for
 
-commands.register(*chat.COMMANDS, *rolls.COMMANDS, *spends.COMMANDS, *turns.COMMANDS)
+commands.register(*talk.COMMANDS, *rolls.COMMANDS, *awards.COMMANDS, *turns.COMMANDS)
 
 #: Every websocket command, the generic ones and every registered system's (name -> Command).
 COMMANDS = commands.COMMANDS
@@ -127,18 +128,18 @@ def _run_on(read: fastpath.SceneRead, command: str, user: Any, data: Any, key: s
 __all__ = [
     "COMMANDS",
     "CommandRepeated",
-    "chat_say",
+    "chat",
     "ROLL_MODES",
     "FollowUp",
-    "currency_adjust",
+    "award",
     "foe_for",
     "heartbeat",
     "presence_broadcast",
     "presence_join",
     "presence_leave",
     "record_roll",
-    "roll_make",
-    "roll_reveal",
+    "roll",
+    "reveal",
     "run_command",
     "scene_close",
     "scene_create",
@@ -148,7 +149,7 @@ __all__ = [
     "turns_end",
     "turns_join",
     "turns_leave",
-    "turns_move_team",
+    "turns_move",
     "turns_react",
     "turns_start",
     "turns_stop",

@@ -30,7 +30,7 @@ from tabletop.scenes.rollkinds import (
 )
 from tabletop.scenes.rows import foe_for
 
-__all__ = ["ROLL_MODES", "record_roll", "roll_make", "roll_reveal"]
+__all__ = ["ROLL_MODES", "record_roll", "roll", "reveal"]
 
 
 def record_roll(
@@ -87,7 +87,7 @@ def record_roll(
 
 
 @scene_action(locks=False, atomic=False)  # a transaction only where the roll writes more
-def roll_make(
+def roll(
     *,
     scene: Scene,
     actor: Any,
@@ -149,7 +149,7 @@ def roll_make(
 
 
 @scene_action(gm=True, needs_open=False, locks=False)
-def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -> SceneEvent:
+def reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -> SceneEvent:
     """The GM shows a hidden roll to everyone; its nonce is published so browsers verify it.
 
     What the roll sets going at the table (its kind's consequences) comes now, as it would have
@@ -169,7 +169,7 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -
     if event.audience == Audience.SELF:
         raise PermissionDenied("A self roll belongs to its roller.")
     reveal_event(event)
-    reveal = record_event(
+    shown = record_event(
         scene=scene,
         kind="reveal",
         actor=actor,
@@ -185,7 +185,7 @@ def roll_reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -
     kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
     if kind is not None and kind.consequences is not None:
         kind.consequences(event=event, rng=dice.game_dice(rng))
-    return reveal
+    return shown
 
 
 # --- commands ---
@@ -200,12 +200,12 @@ def _foe(scene: Scene, user: Any, data: Any) -> Character | None:
 COMMANDS = (
     Command(
         "roll",
-        roll_make,
+        roll,
         character=Rolling(),
         roll_kind=Text("roll_kind"),
         mode=Text("mode", "public"),
         data=Frame(),
         foe=Parsed(_foe),
     ),
-    Command("reveal", roll_reveal, seq=Whole("seq", "Which roll?")),
+    Command("reveal", reveal, seq=Whole("seq", "Which roll?")),
 )

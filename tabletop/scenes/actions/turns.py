@@ -175,7 +175,7 @@ def turns_leave(*, scene: Scene, actor: Any, character: Character) -> SceneEvent
 
 
 @scene_action(gm=True)
-def turns_move_team(*, scene: Scene, actor: Any, team: str, step: int) -> SceneEvent:
+def turns_move(*, scene: Scene, actor: Any, team: str, step: int) -> SceneEvent:
     """The GM moves a team one place earlier (-1) or later (+1) in the turn order."""
     if step not in (-1, 1):
         raise ValidationError("Move a team one place up or down.")
@@ -233,7 +233,7 @@ COMMANDS = (
     Command("turns_leave", turns_leave, gm=True, character=Member("character")),
     Command(
         "turns_move",
-        turns_move_team,
+        turns_move,
         team=Text("team"),
         step=Choice("direction", {"up": -1, "down": 1}, "Move the team up or down."),
     ),

@@ -14,7 +14,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from tabletop.scenes.actions.chat import CHAT_LIMIT
+from tabletop.scenes.actions.talk import CHAT_LIMIT
 
 register = template.Library()
 

@@ -30,9 +30,9 @@ from tabletop.systems.conductor import rolls as conductor_kinds
 
 
 # locks=False: the roll's row lock (lock_roll) serialises spends on it, and record_event takes
-# the scene row after it, in the order roll_reveal takes them (no deadlock with a reveal).
+# the scene row after it, in the order reveal takes them (no deadlock with a reveal).
 @scene_action(system="conductor", what="Bennies", locks=False)
-def benny_spend(
+def benny(
     *, scene: Scene, actor: Any, seq: Any, die_index: Any = None, rng: Rng | None = None
 ) -> SceneEvent:
     """Spend one of the roller's character's bennies on their latest standard or attack roll.
@@ -88,7 +88,7 @@ def benny_spend(
 
 # --- commands ---
 
-COMMANDS = (Command("benny", benny_spend, seq=Raw("seq"), die_index=Raw("die")),)
+COMMANDS = (Command("benny", benny, seq=Raw("seq"), die_index=Raw("die")),)
 
 
 def card_controls(event: SceneEvent, data: dict[str, Any]) -> dict[str, Any]:

@@ -176,7 +176,7 @@ def expedition_start(
 
 
 @scene_action(system="conductor", what="Expeditions")
-def expedition_choose_action(
+def expedition_action(
     *, scene: Scene, actor: Any, character: Character, action: str, rng: Rng | None = None
 ) -> SceneEvent:
     """One character's action for this phase, chosen by their player (or the GM). A Forage is
@@ -213,7 +213,7 @@ def expedition_choose_action(
 
 
 @scene_action(system="conductor", what="Expeditions")
-def expedition_forage_benny(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
+def expedition_benny(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
     """The player spends one of the character's bennies on this phase's Forage roll, +1
     (the Forage is a standard roll: "After seeing the roll's result ... BENNIES")."""
     if character.owner_id != actor.pk:
@@ -235,7 +235,7 @@ def expedition_forage_benny(*, scene: Scene, actor: Any, character: Character) -
 
 
 @scene_action(system="conductor", what="Expeditions")
-def expedition_choose_travel(
+def expedition_travel(
     *, scene: Scene, actor: Any, travel: str, civilization: bool = False
 ) -> SceneEvent:
     """The party's travel for this phase (Trek, Gallop, Ferry), declared by the GM or by a
@@ -429,18 +429,18 @@ COMMANDS = (
     ),
     Command(
         "expedition_action",
-        expedition_choose_action,
+        expedition_action,
         character=Member("character", "Pick a character from the list."),
         action=Parsed(_phase_action),
     ),
     Command(
         "expedition_benny",
-        expedition_forage_benny,
+        expedition_benny,
         character=Member("character", "Pick a character from the list."),
     ),
     Command(
         "expedition_travel",
-        expedition_choose_travel,
+        expedition_travel,
         travel=Parsed(lambda scene, user, data: str(data.get("travel", ""))[:20]),
         civilization=Flag("civilization"),
     ),

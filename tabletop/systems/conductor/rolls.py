@@ -5,7 +5,7 @@ With a character, the panel's ``skill_name`` picks one of the sheet's skills (sh
 "Weapon (Sword)"; a specified skill counts +1, ``rules.conductor.effective_skill``) or
 "untrained" (skill 0). Without a character (the GM rolling for someone off-sheet) the numeric
 ``skill`` field is used. Bennies are spent after the roll (``spend_benny``, called by the scene's
-``benny_spend`` action); a foe's strike-back after a miss is ``foe_attack_outcome``.
+``benny`` action); a foe's strike-back after a miss is ``foe_attack_outcome``.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ _STANDARD_LABELS = {"success": "Success", "failure": "Failure"}
 
 def _attack_inputs(data, character, ruleset) -> tuple[str, int, int]:
     label, skill = _skill(data, character, ruleset)
-    # A foe picked from the list has already set the difficulty (see actions.roll_make).
+    # A foe picked from the list has already set the difficulty (see actions.roll).
     difficulty = field_int(
         data, "difficulty", label="Foe's difficulty", low=0, high=ATTACK_DIFFICULTY_MAX
     )
@@ -332,7 +332,7 @@ def _named_skill(data, character, ruleset, skill: str) -> tuple[str, int]:
 
 
 def _harm_difficulty(data, ruleset) -> int:
-    """The harm's source's difficulty: a picked foe's (set by roll_make), the typed one, or the
+    """The harm's source's difficulty: a picked foe's (set by roll), the typed one, or the
     ruleset's ``healing_difficulty`` (seed: "or 3 if not specified") when left blank."""
     if data.get("difficulty") in (None, ""):
         return conductor.validate_ruleset(ruleset)["healing_difficulty"]

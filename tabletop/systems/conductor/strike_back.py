@@ -86,7 +86,7 @@ def _answer_the_miss(
     """RULES-NOTES: "If no die hits, the foe attacks back at once" — but "after seeing the roll
     the player may spend bennies". With bennies to spend on a roll the table sees (public, or
     revealed while still the character's latest roll), the strike-back waits for the roller
-    (``strike_back_accept``) or a benny that lands a hit; otherwise it comes now."""
+    (``strike_back``) or a benny that lands a hit; otherwise it comes now."""
     can_spend = (
         character is not None
         and (event.audience == Audience.EVERYONE or event.revealed_at is not None)
@@ -97,10 +97,10 @@ def _answer_the_miss(
         event.public["strike_back"] = {"status": "pending", "foe_id": foe.pk, "foe": foe.name}
         event.save(update_fields=["public"])
         return
-    strike_back(roll=event, foe=foe, target=character, rng=rng)
+    _foe_strikes(roll=event, foe=foe, target=character, rng=rng)
 
 
-def strike_back(
+def _foe_strikes(
     *, roll: SceneEvent, foe: Character, target: Character | None, rng: Rng
 ) -> SceneEvent:
     """The foe's attack on the character who missed it: the same procedure against the
@@ -136,7 +136,7 @@ def strike_back(
 
 # locks=False: the roll's row lock serialises answers to it (as with bennies, bennies.py).
 @scene_action(system="conductor", what="Strike-backs", locks=False)
-def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
+def strike_back(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
     """The roller spends no (more) bennies on a missed attack: the foe strikes back now."""
     roll = lock_roll(scene, seq, "Strike-backs")
     strike = roll.public.get("strike_back") or {}
@@ -149,10 +149,10 @@ def strike_back_accept(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = 
     foe = ConductorSheet.objects.filter(pk=strike.get("foe_id"), campaign=scene.campaign).first()
     if foe is None:
         raise ValidationError("That foe is no longer in this campaign.")
-    return strike_back(roll=roll, foe=foe, target=character, rng=api.game_dice(rng))
+    return _foe_strikes(roll=roll, foe=foe, target=character, rng=api.game_dice(rng))
 
 
-COMMANDS = (Command("strike_back", strike_back_accept, seq=Raw("seq")),)
+COMMANDS = (Command("strike_back", strike_back, seq=Raw("seq")),)
 
 
 def dashboard(scene: Any) -> tuple[str, dict[str, Any]]:

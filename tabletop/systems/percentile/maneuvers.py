@@ -133,7 +133,7 @@ def maneuver_track(
 
 
 @scene_action(gm=True, system=SYSTEM, what="Perception rolls")
-def perception_make(
+def perception_roll(
     *, scene: Scene, actor: Any, character: Character, data: dict[str, Any], rng: Rng | None = None
 ) -> SceneEvent:
     """The GM's perception roll for a player's character (seed: "the GM will make a perception
@@ -212,7 +212,7 @@ COMMANDS = (
         data=Frame(),
     ),
     Command(
-        "perception_roll", perception_make, gm=True, character=Member("character"), data=Frame()
+        "perception_roll", perception_roll, gm=True, character=Member("character"), data=Frame()
     ),
     Command(
         "streak_set",

@@ -90,9 +90,9 @@ def plot_spend(
     note: str = "",
 ) -> SceneEvent:
     """Spend plot points (seed 004): change a roll just made (1 point: 6-95; 2 points: 1-100,
-    open-ended) or a narrative use. Uses the GM must agree to wait for ``plot_spend_decide``;
+    open-ended) or a narrative use. Uses the GM must agree to wait for ``plot_decide``;
     the others are paid now and open a window in which another player may cancel them by
-    spending the same amount (``plot_spend_cancel``); ``plot_spend_settle`` then applies them.
+    spending the same amount (``plot_cancel``); ``plot_spend_settle`` then applies them.
     """
     _require_spender(actor, character)
     uses = percentile.plot_point_uses(scene.campaign.effective_ruleset())
@@ -171,7 +171,7 @@ def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
 
 
 @scene_action(gm=True, system=SYSTEM, what="Plot points", locks=False)
-def plot_spend_decide(
+def plot_decide(
     *, scene: Scene, actor: Any, seq: Any, approve: bool, cost: Any = None
 ) -> SceneEvent:
     """The GM agrees to a narrative use (the points are paid now and the cancel window opens)
@@ -211,7 +211,7 @@ def plot_spend_decide(
 
 
 @scene_action(system=SYSTEM, what="Plot points", locks=False)
-def plot_spend_cancel(
+def plot_cancel(
     *, scene: Scene, actor: Any, seq: Any, character: Character, now: datetime | None = None
 ) -> SceneEvent:
     """Seed: "cancel out someone else spending plot points by spending the same amount
@@ -366,13 +366,13 @@ COMMANDS = (
     ),
     Command(
         "plot_decide",
-        plot_spend_decide,
+        plot_decide,
         window=_window,
         seq=Raw("seq"),
         approve=Choice("decision", {"approve": True, "deny": False}, "Approve or deny?"),
         cost=Raw("cost"),
     ),
-    Command("plot_cancel", plot_spend_cancel, seq=Raw("seq"), character=Parsed(_spender)),
+    Command("plot_cancel", plot_cancel, seq=Raw("seq"), character=Parsed(_spender)),
 )
 
 

@@ -131,7 +131,7 @@ def _describe(side: dict[str, Any]) -> str:
 
 
 @scene_action(gm=True, system=SLUG, what="Opposed actions")
-def contest_direct_start(
+def contest_direct(
     *,
     scene: Scene,
     actor: Any,
@@ -167,7 +167,7 @@ def contest_direct_start(
 
 
 @scene_action(gm=True, system=SLUG, what="Opposed actions")
-def contest_indirect_start(
+def contest_indirect(
     *,
     scene: Scene,
     actor: Any,
@@ -224,22 +224,21 @@ def contest_indirect_start(
 
 
 @scene_action(gm=True, system=SLUG, what="Extended actions")
-def extended_start(
+def contest_extended(
     *,
     scene: Scene,
     actor: Any,
-    character: Character,
-    attribute: Any,
-    specialities: Any,
+    side: tuple[Character, Any, Any],
     difficulty: Any,
     task: str,
     target: Any,
     minimum: Any = None,
 ) -> SceneEvent:
     """Seed 001 "Complex and Extended Actions": rounds of rolling accumulate successes toward the
-    GM's total, optionally with a per-round minimum (RULES-NOTES)."""
+    GM's total, optionally with a per-round minimum (RULES-NOTES). ``side``: the character
+    that acts, its attribute and the specialities that count."""
     ruleset = scene.campaign.effective_ruleset()
-    side = _rak_side(character, attribute, specialities, ruleset)
+    acting = _rak_side(*side, ruleset)
     name, number = _rak_difficulty(difficulty, ruleset)
     task = str(task or "").strip() or "Extended action"
     if len(task) > 80:
@@ -256,7 +255,7 @@ def extended_start(
             "task": task,
             "difficulty": number,
             "difficulty_name": name,
-            "sides": [side],
+            "sides": [acting],
             "action": action.to_dict(),
         },
     )
@@ -266,7 +265,7 @@ def extended_start(
         kind="contest",
         actor=actor,
         public={
-            "message": f"Extended action #{item['id']} “{task}”: {_describe(side)} at "
+            "message": f"Extended action #{item['id']} “{task}”: {_describe(acting)} at "
             f"{name} ({number}) needs {needed} successes{rounds}.",
         },
     )
@@ -498,29 +497,17 @@ def _side(prefix: str) -> Parsed:
     return Parsed(read)
 
 
-def _extended_start(*, scene: Scene, actor: Any, side: tuple, **rest: Any) -> SceneEvent:
-    character, attribute, specialities = side
-    return extended_start(
-        scene=scene,
-        actor=actor,
-        character=character,
-        attribute=attribute,
-        specialities=specialities,
-        **rest,
-    )
-
-
 COMMANDS = (
     Command(
         "contest_direct",
-        contest_direct_start,
+        contest_direct,
         gm=True,
         sides=Parsed(lambda s, u, d: [_side("a_").read(s, u, d), _side("b_").read(s, u, d)]),
         difficulty=Raw("difficulty"),
     ),
     Command(
         "contest_indirect",
-        contest_indirect_start,
+        contest_indirect,
         gm=True,
         active=_side("a_"),
         passive=_side("p_"),
@@ -528,7 +515,7 @@ COMMANDS = (
     ),
     Command(
         "contest_extended",
-        _extended_start,
+        contest_extended,
         gm=True,
         side=_side("a_"),
         difficulty=Raw("difficulty"),

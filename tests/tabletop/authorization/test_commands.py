@@ -76,7 +76,7 @@ def roll_for_a_character() -> Situation:
 
 def reveal() -> Situation:
     table = make_table(system="conductor")
-    roll = actions.roll_make(
+    roll = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="expression",
@@ -88,7 +88,7 @@ def reveal() -> Situation:
 
 def _missed_attack(table, mira, troll) -> SceneEvent:
     # Two dice that can't reach the troll's 7 without bennies: the strike-back waits.
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="conductor_attack",
@@ -155,7 +155,7 @@ def expedition_action() -> Situation:
 
 def expedition_benny() -> Situation:
     table, mira = _expedition()
-    expedition.expedition_choose_action(
+    expedition.expedition_action(
         scene=table.scene, actor=table.alice, character=mira, action="Forage", rng=random.Random(1)
     )
     return Situation(table, {"character": mira.pk})
@@ -174,7 +174,7 @@ def expedition_gm() -> Situation:
 
 def heal_apply() -> Situation:
     table, mira, _ = _conductor()
-    roll = actions.roll_make(
+    roll = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="conductor_heal",

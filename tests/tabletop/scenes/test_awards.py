@@ -1,4 +1,4 @@
-"""The GM's awards and adjustments live (any system: tabletop/scenes/actions/spends.py), and the
+"""The GM's awards and adjustments live (any system: tabletop/scenes/actions/awards.py), and the
 GM dashboard that carries them: hidden results reach the GM's dashboard only."""
 
 from __future__ import annotations
@@ -17,21 +17,19 @@ from tests.tabletop.systems.percentile.tables import plot_point_table
 @pytest.mark.django_db
 def test_gm_awards_and_takes_back_live():
     table, hero, _ = conductor_table(bennies=0)
-    event = actions.currency_adjust(
+    event = actions.award(
         scene=table.scene, actor=table.gm, character=hero, field="bennies", amount=2
     )
     hero.refresh_from_db()
     assert hero.bennies == 2 and event.public["text"] == "gave 2 bennies"
     with pytest.raises(PermissionDenied):
-        actions.currency_adjust(
+        actions.award(
             scene=table.scene, actor=table.alice, character=hero, field="bennies", amount=1
         )
     with pytest.raises(ValidationError, match="below zero"):
-        actions.currency_adjust(
-            scene=table.scene, actor=table.gm, character=hero, field="bennies", amount=-3
-        )
+        actions.award(scene=table.scene, actor=table.gm, character=hero, field="bennies", amount=-3)
     with pytest.raises(ValidationError, match="no plot points"):
-        actions.currency_adjust(
+        actions.award(
             scene=table.scene, actor=table.gm, character=hero, field="plot_points", amount=1
         )
     hero.refresh_from_db()
@@ -41,9 +39,7 @@ def test_gm_awards_and_takes_back_live():
 @pytest.mark.django_db
 def test_an_award_of_plot_points_raises_the_total_too():
     table, ann, _ = plot_point_table(points=1)
-    actions.currency_adjust(
-        scene=table.scene, actor=table.gm, character=ann, field="plot_points", amount=2
-    )
+    actions.award(scene=table.scene, actor=table.gm, character=ann, field="plot_points", amount=2)
     ann.refresh_from_db()
     assert (ann.plot_points, ann.plot_points_total) == (3, 3)
 

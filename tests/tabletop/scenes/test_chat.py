@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.urls import reverse
 
-from tabletop.scenes.actions.chat import CHAT_LIMIT
+from tabletop.scenes.actions.talk import CHAT_LIMIT
 from tabletop.scenes.models import Audience, SceneEvent
 from tabletop.scenes.templatetags.chat import emphasis
 from tests.support.dice import Faces, script_dice

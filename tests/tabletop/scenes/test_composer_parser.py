@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.scenes.actions.chat import CHAT_LIMIT
+from tabletop.scenes.actions.talk import CHAT_LIMIT
 
 COMPOSER = Path(__file__).resolve().parents[3] / "static" / "js" / "composer.js"
 NODE = shutil.which("node")

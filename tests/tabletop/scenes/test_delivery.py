@@ -112,7 +112,7 @@ async def test_one_beat_serves_every_scene_of_the_process_and_writes_a_trip_once
 async def test_a_message_the_layer_lost_arrives_by_the_beat(table, quick_beat, monkeypatch):
     alice = await connect(table.alice, table.scene)
     monkeypatch.setattr(deliver, "broadcast_event", lambda event, **_: None)  # lost on the layer
-    event = await sync_to_async(actions.roll_make)(
+    event = await sync_to_async(actions.roll)(
         scene=table.scene, actor=table.alice, roll_kind="expression", data={"expression": "3d6"}
     )
     assert not await alice.communicator.receive_nothing(timeout=6 * BEAT)
@@ -218,9 +218,7 @@ def test_the_heartbeat_action_refreshes_only_the_sockets_it_names(table):
     old = timezone.now() - timedelta(hours=1)
     for name, user in (("here", table.alice), ("elsewhere", table.bob)):
         Presence.objects.create(scene=scene, user=user, channel_name=name, last_seen=old)
-    actions.roll_make(
-        scene=scene, actor=table.alice, roll_kind="expression", data={"expression": "d6"}
-    )
+    actions.roll(scene=scene, actor=table.alice, roll_kind="expression", data={"expression": "d6"})
 
     newest = actions.heartbeat(beating={scene.pk: {"here": None}})[scene.pk].newest_seq
 

@@ -112,9 +112,7 @@ def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
     before = Scene.objects.get(pk=table.scene.pk).last_seq
 
     def settle(scene, now=None):
-        actions.roll_make(
-            scene=scene, actor=table.gm, roll_kind="expression", data={"expression": "d6"}
-        )
+        actions.roll(scene=scene, actor=table.gm, roll_kind="expression", data={"expression": "d6"})
         return 1
 
     monkeypatch.setattr("tabletop.scenes.actions.scenes.settle_due_in", settle)
@@ -130,7 +128,7 @@ def test_the_hidden_results_are_one_query_whatever_their_number(django_assert_nu
 
     table = make_table()
     for n in range(5):
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=table.alice,
             roll_kind="expression",
@@ -185,12 +183,12 @@ def test_an_event_written_once_as_sql_reads_back_as_the_orm_would_have_written_i
 
     table = make_table(system="two_dice")
     hero = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Ayla")
-    hidden = actions.roll_make(
+    hidden = actions.roll(
         scene=table.scene, actor=table.gm, roll_kind="expression", mode="blind",
         character=hero, data={"expression": "2d6+1"},
     )  # fmt: skip
-    reveal = actions.roll_reveal(scene=table.scene, actor=table.gm, seq=hidden.seq)
-    whisper = actions.chat_say(
+    reveal = actions.reveal(scene=table.scene, actor=table.gm, seq=hidden.seq)
+    whisper = actions.chat(
         scene=table.scene, actor=table.gm, text="the door is trapped", to=[table.alice.pk]
     )
     for written in (hidden, reveal, whisper):

@@ -49,7 +49,7 @@ FORMATS = ("json", "md", "html")
 
 
 def roll(table, actor, mode, expression=DISTINCT):
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=actor,
         roll_kind="expression",
@@ -69,13 +69,11 @@ def play(table) -> dict[str, SceneEvent]:
         "secret": roll(t, t.gm, "secret", distinct(4)),  # revealed below
         "secret_kept": roll(t, t.gm, "secret", distinct(5)),
         "self": roll(t, t.alice, "self", distinct(6)),
-        "line": actions.chat_say(scene=t.scene, actor=t.bob, text="Watch the door", to=[]),
-        "whisper": actions.chat_say(scene=t.scene, actor=t.alice, text=WHISPERED, to=[t.gm.pk]),
+        "line": actions.chat(scene=t.scene, actor=t.bob, text="Watch the door", to=[]),
+        "whisper": actions.chat(scene=t.scene, actor=t.alice, text=WHISPERED, to=[t.gm.pk]),
     }
-    played["reveal_blind"] = actions.roll_reveal(scene=t.scene, actor=t.gm, seq=played["blind"].seq)
-    played["reveal_secret"] = actions.roll_reveal(
-        scene=t.scene, actor=t.gm, seq=played["secret"].seq
-    )
+    played["reveal_blind"] = actions.reveal(scene=t.scene, actor=t.gm, seq=played["blind"].seq)
+    played["reveal_secret"] = actions.reveal(scene=t.scene, actor=t.gm, seq=played["secret"].seq)
     for event in played.values():
         event.refresh_from_db()
     return played
@@ -222,7 +220,7 @@ def test_outsiders_get_the_same_ledger_whatever_a_hidden_roll_shows(table, clien
     totals = set()
     for seed in (1, 2):
         undo = transaction.savepoint()
-        event = actions.roll_make(
+        event = actions.roll(
             scene=table.scene,
             actor=users[roller],
             roll_kind="expression",
@@ -244,7 +242,7 @@ def test_outsiders_get_the_same_ledger_whatever_a_hidden_roll_shows(table, clien
 
 def test_an_entry_is_frozen_when_recorded_though_a_spend_amends_the_roll(client):
     table, hero, _ = conductor_table()
-    first = actions.roll_make(
+    first = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="conductor_standard",
@@ -253,7 +251,7 @@ def test_an_entry_is_frozen_when_recorded_though_a_spend_amends_the_roll(client)
         rng=Faces(7),
     )
     entry = dict(first.ledger)
-    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=first.seq)
+    bennies.benny(scene=table.scene, actor=table.alice, seq=first.seq)
     first.refresh_from_db()
     assert "amended" in first.public  # the card changed...
     assert first.ledger == entry and "amended" not in first.ledger["public"]  # ...its entry not
@@ -321,8 +319,8 @@ def test_an_event_is_written_with_its_seq_and_head_in_as_few_statements_as_the_d
 
 
 def test_a_chain_events_frame_swaps_in_the_new_head_and_a_whisper_leaves_it(table):
-    line = actions.chat_say(scene=table.scene, actor=table.bob, text="Ready?", to=[])
-    whisper = actions.chat_say(scene=table.scene, actor=table.bob, text="psst", to=[table.gm.pk])
+    line = actions.chat(scene=table.scene, actor=table.bob, text="Ready?", to=[])
+    whisper = actions.chat(scene=table.scene, actor=table.bob, text="psst", to=[table.gm.pk])
     swap = f'<code id="ledger-head" class="ledger-hash" hx-swap-oob="true">{line.ledger_hash}<'
     for viewer in (Viewer(table.gm.pk, True), Viewer(table.alice.pk, False), Viewer(None, False)):
         assert swap in render_frame(line, viewer, live=True)
@@ -354,7 +352,7 @@ def test_downloads_are_attachments_each_a_whole_ledger(table, client):
 
 def test_the_markdown_shows_typed_text_as_text(client):
     table = make_table()
-    actions.chat_say(scene=table.scene, actor=table.bob, text="<b>*loud*</b> `x`", to=[])
+    actions.chat(scene=table.scene, actor=table.bob, text="<b>*loud*</b> `x`", to=[])
     markdown = download(client, table.bob, table.scene, "md").content.decode()
     assert r"- said: \<b\>\*loud\*\<\/b\> \`x\`" in markdown
     html_file = download(client, table.bob, table.scene, "html").content.decode()
@@ -503,10 +501,10 @@ def verdict(path) -> str:
 
 def test_verify_ledger_checks_the_text_a_reader_sees_not_only_the_data(client, tmp_path):
     table, hero, _ = conductor_table()
-    actions.chat_say(scene=table.scene, actor=table.bob, text="Mira tries the wall", to=[])
+    actions.chat(scene=table.scene, actor=table.bob, text="Mira tries the wall", to=[])
     roll = standard(table, hero, 5)  # d12 5 + Acrobatics 1 = 6 against 8
     assert roll.public["summary"].startswith("Failure (6 vs 8)")
-    actions.chat_say(scene=table.scene, actor=table.alice, text="Again!", to=[])
+    actions.chat(scene=table.scene, actor=table.alice, text="Again!", to=[])
     page = download(client, table.bob, table.scene, "html").content.decode()
     doc = ledger.read_document(page)
     index = next(i for i, e in enumerate(doc["entries"], 1) if e["seq"] == roll.seq)

@@ -22,7 +22,7 @@ CARD = re.compile(r'<article id="event-(\d+)"')
 
 def roll(table, n: int, *, mode: str = "public", actor=None) -> None:
     for _ in range(n):
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=actor or table.alice,
             roll_kind="expression",

@@ -25,7 +25,7 @@ def test_players_are_not_offered_the_gms_secret_mode():
 def test_a_roll_gets_its_modes_audience_and_badge(mode):
     table = make_table(system="conductor")
     actor = table.gm if MODES[mode].gm_only else table.alice
-    roll = actions.roll_make(
+    roll = actions.roll(
         scene=table.scene,
         actor=actor,
         roll_kind="expression",
@@ -52,7 +52,7 @@ def test_a_roll_gets_its_modes_audience_and_badge(mode):
 def test_the_reveal_card_reads_naturally(roller, mode, reads):
     # Not "GM revealed gm's roll #4": whose roll (the GM's own is "their") and how it was hidden.
     table = make_table(system="conductor")
-    roll = actions.roll_make(
+    roll = actions.roll(
         scene=table.scene,
         actor=getattr(table, roller),
         roll_kind="expression",
@@ -60,7 +60,7 @@ def test_the_reveal_card_reads_naturally(roller, mode, reads):
         data={"expression": "1d6"},
         rng=Faces(4),
     )
-    reveal = actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
+    reveal = actions.reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
     card = render_card(reveal, "full", Viewer(table.bob.pk, False), live=False)
     text = " ".join(re.sub(r"<[^>]+>", "", card).split())
     assert reads.format(seq=roll.seq) in text

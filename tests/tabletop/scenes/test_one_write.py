@@ -79,7 +79,7 @@ def test_an_event_alone_on_a_scene_that_moved_gets_the_next_seq_and_the_real_hea
 ):
     stale = Scene.objects.get(pk=table.scene.pk)  # read before the next event
     said = {"speaker": "bob", "text": "Ready?", "emote": False}
-    actions.chat_say(scene=table.scene, actor=table.bob, text="First!", to=[])
+    actions.chat(scene=table.scene, actor=table.bob, text="First!", to=[])
     with one_write(), CaptureQueriesContext(connection) as queries:
         late = record_event(scene=stale, kind="chat", actor=table.bob, public=said)
     assert late.seq == 3

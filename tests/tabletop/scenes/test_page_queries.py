@@ -39,7 +39,7 @@ def test_more_cards_cost_no_more_queries(mode):
 
     def rolls(count: int) -> None:
         for _ in range(count):
-            actions.roll_make(
+            actions.roll(
                 scene=table.scene,
                 actor=table.alice,
                 roll_kind="conductor_standard",

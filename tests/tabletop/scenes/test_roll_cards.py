@@ -197,7 +197,7 @@ def _roll(kind: str, *, mode: str = "public", seed: int = 1, actor: str = "alice
         )
         if kind == "conductor_heal":
             data["patient"] = str(character.pk)
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene,
         actor=getattr(table, actor),
         roll_kind=kind,
@@ -270,7 +270,7 @@ def test_a_hidden_rolls_odds_are_secret_and_its_stub_draws_nothing(mode):
 def test_a_revealed_roll_shows_its_odds_to_everyone():
     table, _, _, event = _roll("conductor_standard", mode="gm")
     assert "Before the roll" not in card(table, event, table.bob)
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=event.seq)
+    actions.reveal(scene=table.scene, actor=table.gm, seq=event.seq)
     assert "Before the roll" in card(table, event, table.bob)
 
 
@@ -382,7 +382,7 @@ def test_a_roll_stored_before_cards_had_odds_or_with_odd_data_still_renders():
 @pytest.mark.django_db
 def test_a_dice_box_card_draws_kept_and_dropped_dice_differently():
     table = make_table()
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="expression",
@@ -402,7 +402,7 @@ def test_a_dice_box_formula_strikes_dropped_dice_from_the_dice_not_the_markdown(
     # The stored breakdown is avrae/d20's plain text ("~~2~~" for a dropped die); the card's
     # formula is drawn from the dice themselves: a dropped die struck through, never "~~".
     table = make_table()
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="expression",

@@ -77,7 +77,7 @@ def test_an_event_from_elsewhere_sends_the_command_to_a_fresh_read_and_it_is_wri
 ):
     roll(table, table.alice)  # the process now has the scene
     # Another writer (a view, another process): the process's copy is behind.
-    actions.chat_say(scene=Scene.objects.get(pk=table.scene.pk), actor=table.gm, text="Hm.", to=[])
+    actions.chat(scene=Scene.objects.get(pk=table.scene.pk), actor=table.gm, text="Hm.", to=[])
     made, statements = roll(table, table.bob)
     assert [e.seq for e in made] == [4]
     # The checked write wrote nothing, then the scene read and the event.

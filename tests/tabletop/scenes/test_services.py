@@ -39,7 +39,7 @@ def test_concurrent_rolls_get_gapless_unique_seqs_on_postgres(fast_paths):
     def roll(user):
         try:
             start.wait()
-            actions.roll_make(
+            actions.roll(
                 scene=table.scene, actor=user, roll_kind="expression", data={"expression": "1d6"}
             )
         except BaseException as exc:  # pragma: no cover - reported below
@@ -96,7 +96,7 @@ def test_two_simultaneous_spends_of_the_last_benny_one_wins_on_postgres():
         skills=[{"name": "Acrobatics", "value": 1, "specialisation": ""}],
         bennies=1,
     )
-    roll = actions.roll_make(
+    roll = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="conductor_standard",
@@ -104,7 +104,7 @@ def test_two_simultaneous_spends_of_the_last_benny_one_wins_on_postgres():
         data={"skill_name": "Acrobatics", "difficulty": "30"},
     )
     done, errors = at_once(
-        2, lambda: bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+        2, lambda: bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq)
     )
     assert len(done) == 1 and len(errors) == 1, errors
     assert isinstance(errors[0], ValidationError) and "has 0 bennies" in str(errors[0])
@@ -203,7 +203,7 @@ def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres(fas
     )
     done, errors = at_once(
         6,
-        lambda: actions.roll_make(
+        lambda: actions.roll(
             scene=next(scenes), actor=table.alice, roll_kind="two_dice", character=ayla, data=CHECK
         ),
     )
@@ -224,7 +224,7 @@ def test_a_check_pays_from_the_sheet_it_read_and_saves_it_with_its_card(fast_pat
         table, attributes={"Wits": 2}, resources={"Focus": {"current": 5, "max": 5}}
     )
     with CaptureQueriesContext(connection) as queries:
-        event = actions.roll_make(
+        event = actions.roll(
             scene=table.scene, actor=table.alice, roll_kind="two_dice", character=ayla, data=CHECK
         )
     statements = [q["sql"] for q in queries.captured_queries]
@@ -249,7 +249,7 @@ def test_a_check_whose_sheet_changed_since_it_was_read_pays_from_the_row_as_it_i
     )
     # The GM spends Focus elsewhere between the roll's read and its payment.
     type(ayla).objects.filter(pk=ayla.pk).update(resources={"Focus": {"current": 1, "max": 5}})
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene, actor=table.alice, roll_kind="two_dice", character=ayla, data=CHECK
     )
     assert ayla.resources["Focus"]["current"] == 5  # the command's copy is left as it was

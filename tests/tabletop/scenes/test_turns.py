@@ -65,11 +65,11 @@ def test_one_action_per_turn_and_one_reaction_per_round():
 def test_the_gm_reorders_adds_removes_and_ends():
     table, cast = two_dice_table()
     start(table, cast)
-    actions.turns_move_team(scene=table.scene, actor=table.gm, team="foes", step=-1)
+    actions.turns_move(scene=table.scene, actor=table.gm, team="foes", step=-1)
     assert tracker(table).order == ("Foes", "Heroes")
     assert tracker(table).current_team == "Heroes"  # mid-round, the turn stays where it is
     with pytest.raises(ValidationError, match="already first"):
-        actions.turns_move_team(scene=table.scene, actor=table.gm, team="Foes", step=-1)
+        actions.turns_move(scene=table.scene, actor=table.gm, team="Foes", step=-1)
     actions.turns_leave(scene=table.scene, actor=table.gm, character=cast["bandit"])
     actions.turns_join(scene=table.scene, actor=table.gm, character=cast["bandit"], team="Ambush")
     assert tracker(table).order == ("Foes", "Heroes", "Ambush")

@@ -69,7 +69,7 @@ def _what_outsiders_see(table, mode, *, kind, data, people, seed, capture):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(outbox, "group_send", lambda group, msg: sent.append((group, msg)))
             with capture(execute=True):
-                event = actions.roll_make(
+                event = actions.roll(
                     scene=table.scene,
                     actor=users[roller],
                     roll_kind=kind,
@@ -159,7 +159,7 @@ def test_a_hidden_roll_gets_the_same_refusal_whatever_it_is():
         bennies=2,
     )
     rolls = [
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=table.alice,
             roll_kind=kind,
@@ -175,11 +175,11 @@ def test_a_hidden_roll_gets_the_same_refusal_whatever_it_is():
         ]
     ]
     commands = {
-        "benny": lambda seq: bennies.benny_spend(
+        "benny": lambda seq: bennies.benny(
             scene=table.scene, actor=table.bob, seq=seq, die_index=0
         ),
         "heal": lambda seq: expedition.heal_apply(scene=table.scene, actor=table.bob, seq=seq),
-        "strike back": lambda seq: strike_back.strike_back_accept(
+        "strike back": lambda seq: strike_back.strike_back(
             scene=table.scene, actor=table.bob, seq=seq
         ),
     }
@@ -206,7 +206,7 @@ def test_a_later_hidden_roll_does_not_stop_a_spend_on_the_latest_open_one():
         bennies=2,
     )
     data = {"skill_name": "Acrobatics", "difficulty": 7}
-    open_roll = actions.roll_make(
+    open_roll = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="conductor_standard",
@@ -214,7 +214,7 @@ def test_a_later_hidden_roll_does_not_stop_a_spend_on_the_latest_open_one():
         data=data,
         rng=random.Random(1),
     )
-    actions.roll_make(
+    actions.roll(
         scene=table.scene,
         actor=table.gm,
         roll_kind="conductor_standard",
@@ -222,6 +222,6 @@ def test_a_later_hidden_roll_does_not_stop_a_spend_on_the_latest_open_one():
         character=mira,
         data=data,
     )
-    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=open_roll.seq)
+    bennies.benny(scene=table.scene, actor=table.alice, seq=open_roll.seq)
     mira.refresh_from_db()
     assert mira.bennies == 1

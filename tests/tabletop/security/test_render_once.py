@@ -50,7 +50,7 @@ def _roll(table, people, *, kind, mode, capture) -> tuple[Any, list[tuple[str, d
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(outbox, "group_send", lambda group, msg: sent.append((group, msg)))
         with capture(execute=True):
-            event = actions.roll_make(
+            event = actions.roll(
                 scene=table.scene,
                 actor=actor,
                 roll_kind=kind,
@@ -209,7 +209,7 @@ def test_a_hidden_check_sends_no_row_that_names_its_character(django_capture_on_
         return _received(sent, bob, table.scene.pk, event.seq)
 
     def roll(mode: str):
-        return actions.roll_make(
+        return actions.roll(
             scene=table.scene, actor=table.alice, roll_kind="two_dice", mode=mode,
             character=mira, data=check, rng=random.Random(3),
         )  # fmt: skip
@@ -219,7 +219,5 @@ def test_a_hidden_check_sends_no_row_that_names_its_character(django_capture_on_
     (hidden,) = sent_by(lambda: roll("gm"))
     assert f"party-{mira.pk}" not in hidden and "Mira" not in hidden
     hidden_seq = SceneEvent.objects.filter(scene=table.scene).latest("seq").seq
-    (reveal,) = sent_by(
-        lambda: actions.roll_reveal(scene=table.scene, actor=table.gm, seq=hidden_seq)
-    )
+    (reveal,) = sent_by(lambda: actions.reveal(scene=table.scene, actor=table.gm, seq=hidden_seq))
     assert 'id="party"' in reveal and "1 / 5" in reveal  # 5, 3 after the first, 1 after this

@@ -40,7 +40,7 @@ def page(client_user, url) -> str:
 
 def rolled(table):
     scene = table.scene
-    roll = actions.roll_make
+    roll = actions.roll
     for face in (1, 2, 3):
         roll(
             scene=scene,
@@ -129,7 +129,7 @@ def test_a_blind_roll_counts_for_everyone_once_revealed():
     blind = rolled(table)
     url = reverse("stats:scene", args=[table.scene.pk])
     assert "Dice: 1d7" not in page(table.bob, url)
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=blind.seq)
+    actions.reveal(scene=table.scene, actor=table.gm, seq=blind.seq)
     for user in (table.alice, table.bob):
         text = page(user, url)
         assert "Dice: 1d7" in text and counts(text)["alice"] == 4
@@ -185,14 +185,14 @@ def test_a_loaded_die_is_flagged_on_the_page_and_fair_dice_are_not():
     table = make_table("conductor")
     loaded, fair = Loaded(seed=4), random.Random(5)
     for _ in range(150):
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=table.alice,
             roll_kind="expression",
             data={"expression": "1d6"},
             rng=loaded,
         )
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=table.bob,
             roll_kind="conductor_standard",
@@ -209,7 +209,7 @@ def test_fair_dice_with_enough_rolls_say_no_sign_of_it():
     table = make_table("conductor")
     fair = random.Random(6)
     for _ in range(60):
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=table.alice,
             roll_kind="conductor_standard",
@@ -222,7 +222,7 @@ def test_fair_dice_with_enough_rolls_say_no_sign_of_it():
 
 def test_too_few_rolls_say_not_enough_yet():
     table = make_table("conductor")
-    actions.roll_make(
+    actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="expression",

@@ -59,9 +59,7 @@ def exact(odds) -> list[tuple[str, Fraction]]:
 )
 def test_a_panel_roll_stores_its_exact_bands_and_where_it_landed(system, kind, data, dice):
     table = make_table(system)
-    event = actions.roll_make(
-        scene=table.scene, actor=table.alice, roll_kind=kind, data=data, rng=dice
-    )
+    event = actions.roll(scene=table.scene, actor=table.alice, roll_kind=kind, data=data, rng=dice)
     odds = event.public["odds"]
     bands = exact(odds)
     assert sum(p for _, p in bands) == 1 and all(p > 0 for _, p in bands)
@@ -78,7 +76,7 @@ def test_a_panel_roll_stores_its_exact_bands_and_where_it_landed(system, kind, d
 def test_the_band_landed_in_is_the_rolls_outcome():
     table = make_table("conductor")
     scene, alice = table.scene, table.alice
-    fail = actions.roll_make(
+    fail = actions.roll(
         scene=scene,
         actor=alice,
         roll_kind="conductor_standard",
@@ -91,7 +89,7 @@ def test_the_band_landed_in_is_the_rolls_outcome():
         ("success", Fraction(3, 12)),
     ]
     # two sixes explode into a 5 and a 1: 3 hits against 4 (6, 6, 5), the bands 0..3, 4+
-    attack = actions.roll_make(
+    attack = actions.roll(
         scene=scene,
         actor=alice,
         roll_kind="conductor_attack",
@@ -105,7 +103,7 @@ def test_the_band_landed_in_is_the_rolls_outcome():
         ("3", dist[3]),
         ("4+", dist[4]),
     ]
-    box = actions.roll_make(
+    box = actions.roll(
         scene=scene,
         actor=alice,
         roll_kind="expression",
@@ -118,7 +116,7 @@ def test_the_band_landed_in_is_the_rolls_outcome():
 
 def test_a_wide_dice_box_spread_is_grouped_into_ranges_that_still_add_up():
     table = make_table("conductor")
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="expression",
@@ -133,7 +131,7 @@ def test_a_wide_dice_box_spread_is_grouped_into_ranges_that_still_add_up():
 
 def test_a_hidden_rolls_bands_are_as_secret_as_its_dice():
     table = make_table("conductor")
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="conductor_standard",
@@ -191,7 +189,7 @@ def test_the_gms_perception_roll_stores_its_odds_in_its_secret():
     hero = Character.objects.create(
         campaign=table.campaign, owner=table.alice, name="Ilse", attributes={"Perceptivity": 15}
     )
-    event = maneuvers.perception_make(
+    event = maneuvers.perception_roll(
         scene=table.scene, actor=table.gm, character=hero, data={}, rng=Faces(50)
     )
     assert "odds" not in event.public
@@ -210,7 +208,7 @@ def test_two_dice_bands_are_the_check_distribution():
         "attribute_value": 3,
         "resource_available": 0,
     }
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene, actor=table.alice, roll_kind="two_dice", data=data, rng=Always(4)
     )
     cost = two_dice.pay_cost(

@@ -21,7 +21,7 @@ def conductor_table(bennies: int = 2):
 
 def standard(table, hero, face, *, difficulty="8", mode="public"):
     """alice's standard roll for ``hero`` (Acrobatics) with the d12 showing ``face``."""
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="conductor_standard",
@@ -33,7 +33,7 @@ def standard(table, hero, face, *, difficulty="8", mode="public"):
 
 
 def attack(table, hero, *faces, foe=None, mode="public"):
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="conductor_attack",

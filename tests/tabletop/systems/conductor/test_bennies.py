@@ -26,7 +26,7 @@ def test_a_benny_adds_one_to_a_standard_roll_and_is_spent():
     table, hero, _ = conductor_table()
     roll = standard(table, hero, 7, difficulty="8")  # 7 + 1 = 8: not over 8
     assert roll.public["outcome"] == "failure"
-    spend = bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+    spend = bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq)
     roll.refresh_from_db()
     hero.refresh_from_db()
     assert hero.bennies == 1
@@ -43,9 +43,7 @@ def test_a_benny_on_an_attack_die_that_reaches_six_explodes():
     table, hero, _ = conductor_table()
     roll = attack(table, hero, 5, 1)  # skill 1: 2d6 vs 4 -> 5 hits, 1 misses
     assert roll.public["result"]["hits"] == 1
-    bennies.benny_spend(
-        scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0, rng=Faces(4)
-    )
+    bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0, rng=Faces(4))
     roll.refresh_from_db()
     dice = roll.public["amended"]["result"]["dice"]
     assert [d["value"] for d in dice] == [6, 1, 4]  # the 6 exploded into a 4
@@ -62,18 +60,18 @@ def test_benny_refusals_change_nothing():
     table, hero, _ = conductor_table(bennies=1)
     roll = attack(table, hero, 2, 1)
     with pytest.raises(PermissionDenied, match="character's player"):
-        bennies.benny_spend(scene=table.scene, actor=table.bob, seq=roll.seq, die_index=0)
+        bennies.benny(scene=table.scene, actor=table.bob, seq=roll.seq, die_index=0)
     with pytest.raises(ValidationError, match="Pick the die"):
-        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq)
+        bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq)
     with pytest.raises(ValidationError, match="die to push"):
-        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=7)
+        bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=7)
     with pytest.raises(ValidationError, match="no such roll"):
-        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=999, die_index=0)
+        bennies.benny(scene=table.scene, actor=table.alice, seq=999, die_index=0)
     hero.refresh_from_db()
     assert hero.bennies == 1 and events("benny") == []
-    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
+    bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
     with pytest.raises(ValidationError, match="has 0 bennies"):
-        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
+        bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=1)
     roll.refresh_from_db()
     assert roll.public["amended"]["result"]["bennies"] == 1  # the refused spend left no mark
     assert len(events("benny")) == 1
@@ -84,17 +82,17 @@ def test_bennies_go_on_the_latest_roll_played_in_the_open():
     table, hero, _ = conductor_table()
     blind = attack(table, hero, 2, 2, mode="blind")
     with pytest.raises(ValidationError, match="reveal this roll first"):
-        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=blind.seq, die_index=0)
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=blind.seq)
+        bennies.benny(scene=table.scene, actor=table.alice, seq=blind.seq, die_index=0)
+    actions.reveal(scene=table.scene, actor=table.gm, seq=blind.seq)
     older = attack(table, hero, 3, 3)
     attack(table, hero, 4, 4)
     with pytest.raises(ValidationError, match="has rolled since"):
-        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=older.seq, die_index=0)
-    dice_box = actions.roll_make(
+        bennies.benny(scene=table.scene, actor=table.alice, seq=older.seq, die_index=0)
+    dice_box = actions.roll(
         scene=table.scene, actor=table.alice, roll_kind="expression", data={"expression": "1d6"}
     )
     with pytest.raises(ValidationError, match="standard and attack"):
-        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=dice_box.seq)
+        bennies.benny(scene=table.scene, actor=table.alice, seq=dice_box.seq)
 
 
 # --- over the sockets ---
@@ -144,7 +142,7 @@ def test_benny_buttons_only_where_a_benny_can_change_the_outcome_and_say_how_man
     data = {"skill_name": "Acrobatics", "difficulty": 7}
 
     def standard(face):
-        roll = actions.roll_make(
+        roll = actions.roll(
             scene=table.scene,
             actor=table.alice,
             roll_kind="conductor_standard",
@@ -191,12 +189,12 @@ def test_the_card_says_what_is_within_the_characters_reach():
     assert offer["effects"][-1] == "2 bennies: failure → success (6 → 8 vs 7)"
     # After a spend the amended card counts what is left.
     far = standard(table, hero, 2, difficulty="7")  # 3: 5 bennies would make it
-    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=far.seq)
+    bennies.benny(scene=table.scene, actor=table.alice, seq=far.seq)
     far.refresh_from_db()
     assert far.public["amended"]["summary"] == (
         "Failure (4 vs 7) — 4 bennies would make it; Mira has 1"
     )
-    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=far.seq)
+    bennies.benny(scene=table.scene, actor=table.alice, seq=far.seq)
     far.refresh_from_db()
     assert far.public["amended"]["summary"].endswith("3 bennies would make it; Mira has none")
     # With none left, nothing is offered (the spend would be refused).

@@ -28,7 +28,7 @@ def start(table, *members, **kwargs):
 
 
 def act(table, who, character, action, *faces):
-    return expedition_actions.expedition_choose_action(
+    return expedition_actions.expedition_action(
         scene=table.scene, actor=who, character=character, action=action, rng=Faces(*faces)
     )
 
@@ -73,7 +73,7 @@ def test_a_day_in_the_wilderness_steps_the_supply_die_and_marks_no_rest_on_the_s
     assert phase.public["supply"] is None and phase.public["next_phase"] == "Afternoon"
 
     # Afternoon: the party treks; nobody may then act alone.
-    travel = expedition_actions.expedition_choose_travel(
+    travel = expedition_actions.expedition_travel(
         scene=table.scene, actor=table.alice, travel="trek"
     )
     assert travel.public["hexes_travelled"] == 1
@@ -117,14 +117,10 @@ def test_a_forage_helped_by_a_benny_skips_the_supply_roll():
     event = act(table, table.alice, kestrel, "Forage", 6)
     assert event.public["forage"]["total"] == 7 and not event.public["forage"]["success"]
     with pytest.raises(PermissionDenied, match="character's player"):
-        expedition_actions.expedition_forage_benny(
-            scene=table.scene, actor=table.bob, character=kestrel
-        )
+        expedition_actions.expedition_benny(scene=table.scene, actor=table.bob, character=kestrel)
     with pytest.raises(ValidationError, match="no Forage roll"):
-        expedition_actions.expedition_forage_benny(
-            scene=table.scene, actor=table.bob, character=brannoc
-        )
-    benny = expedition_actions.expedition_forage_benny(
+        expedition_actions.expedition_benny(scene=table.scene, actor=table.bob, character=brannoc)
+    benny = expedition_actions.expedition_benny(
         scene=table.scene, actor=table.alice, character=kestrel
     )
     assert benny.public["forage"]["total"] == 8 and benny.public["forage"]["success"]
@@ -173,7 +169,7 @@ def test_recovery_never_takes_a_sheet_below_zero():
         end_phase(table, 5, 9)
     assert lasting(kestrel, brannoc) == [1, 1]
     # The GM healed Kestrel's lasting hit by hand; her rest recovers nothing more.
-    actions.currency_adjust(
+    actions.award(
         scene=table.scene, actor=table.gm, character=kestrel, field="lasting_hits", amount=-1
     )
     expedition_actions.expedition_party(
@@ -190,9 +186,7 @@ def test_gallop_needs_every_member_mounted_and_the_gm_runs_the_party():
     table, kestrel, brannoc = party_table()
     start(table, kestrel, brannoc, mounted=[kestrel])
     with pytest.raises(ValidationError, match="Brannoc on foot"):
-        expedition_actions.expedition_choose_travel(
-            scene=table.scene, actor=table.bob, travel="Gallop"
-        )
+        expedition_actions.expedition_travel(scene=table.scene, actor=table.bob, travel="Gallop")
     with pytest.raises(PermissionDenied):
         expedition_actions.expedition_party(
             scene=table.scene, actor=table.bob, change="mounted", character=brannoc
@@ -200,21 +194,17 @@ def test_gallop_needs_every_member_mounted_and_the_gm_runs_the_party():
     expedition_actions.expedition_party(
         scene=table.scene, actor=table.gm, change="mounted", character=brannoc
     )
-    gallop = expedition_actions.expedition_choose_travel(
+    gallop = expedition_actions.expedition_travel(
         scene=table.scene, actor=table.bob, travel="Gallop", civilization=False
     )
     assert gallop.public["hexes"] == 2 and gallop.public["mounts_tired"]
     end_phase(table, 4)
     with pytest.raises(ValidationError, match="tired"):
-        expedition_actions.expedition_choose_travel(
-            scene=table.scene, actor=table.bob, travel="Gallop"
-        )
+        expedition_actions.expedition_travel(scene=table.scene, actor=table.bob, travel="Gallop")
     with pytest.raises(ValidationError, match="water vehicle"):
-        expedition_actions.expedition_choose_travel(
-            scene=table.scene, actor=table.bob, travel="Ferry"
-        )
+        expedition_actions.expedition_travel(scene=table.scene, actor=table.bob, travel="Ferry")
     expedition_actions.expedition_party(scene=table.scene, actor=table.gm, change="water_vehicle")
-    expedition_actions.expedition_choose_travel(scene=table.scene, actor=table.gm, travel="Ferry")
+    expedition_actions.expedition_travel(scene=table.scene, actor=table.gm, travel="Ferry")
     assert state(table).hexes_travelled == 5
     expedition_actions.expedition_party(
         scene=table.scene, actor=table.gm, change="leader", character=brannoc
@@ -248,9 +238,7 @@ def test_who_may_do_what():
         act(table, table.outsider, kestrel, "Rest")
     # Brannoc is not in the party: his player may not choose the party's travel.
     with pytest.raises(PermissionDenied, match="party's players"):
-        expedition_actions.expedition_choose_travel(
-            scene=table.scene, actor=table.bob, travel="Trek"
-        )
+        expedition_actions.expedition_travel(scene=table.scene, actor=table.bob, travel="Trek")
     with pytest.raises(ValidationError, match="not in the party"):
         act(table, table.bob, brannoc, "Rest")
     with pytest.raises(ValidationError, match="travel action for the whole party"):
@@ -299,7 +287,7 @@ def test_the_panel_offers_each_member_to_their_own_player_and_the_gm_controls_to
 
 
 def heal(table, healer, patient, *faces, actor=None, mode="public", foe=None, difficulty="3"):
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=actor or table.bob,
         roll_kind="conductor_heal",
@@ -360,12 +348,12 @@ def test_a_hidden_heal_goes_on_the_sheet_once_revealed_and_bad_patients_are_refu
     roll = heal(table, brannoc, brannoc, 5, 5, mode="gm")
     with pytest.raises(ValidationError, match="reveal this roll first"):
         expedition_actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
+    actions.reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
     expedition_actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
     brannoc.refresh_from_db()
     assert brannoc.hits == 1
     with pytest.raises(ValidationError, match="Pick the patient"):
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=table.bob,
             roll_kind="conductor_heal",
@@ -373,13 +361,13 @@ def test_a_hidden_heal_goes_on_the_sheet_once_revealed_and_bad_patients_are_refu
             data={"difficulty": "3"},
         )
     with pytest.raises(ValidationError, match="Pick the healer"):
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=table.gm,
             roll_kind="conductor_heal",
             data={"patient": str(kestrel.pk), "skill": "2"},
         )
-    not_a_heal = actions.roll_make(
+    not_a_heal = actions.roll(
         scene=table.scene,
         actor=table.bob,
         roll_kind="conductor_poison",
@@ -394,7 +382,7 @@ def test_a_hidden_heal_goes_on_the_sheet_once_revealed_and_bad_patients_are_refu
 def test_a_poison_is_as_strong_as_its_hits_and_its_card_states_time_and_loot():
     table, _, brannoc = party_table()
     # Poison 2: 3d6 against 3; 3, 4 hit, 1 misses: a poison for a difficulty-2 foe.
-    roll = actions.roll_make(
+    roll = actions.roll(
         scene=table.scene,
         actor=table.bob,
         roll_kind="conductor_poison",

@@ -33,9 +33,7 @@ def test_a_benny_pushed_die_is_drawn_raised_and_the_odds_stay_those_before_the_r
     odds = roll.public["odds"]
     assert odds["goal"] == "to hit"
     assert labels(card(table, roll)) == ["5, hit", "1, miss"]
-    bennies.benny_spend(
-        scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0, rng=Faces(4)
-    )
+    bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0, rng=Faces(4))
     html = card(table, roll)
     # The 5 pushed to 6 explodes into a 4, which hits too.
     assert labels(html) == ["6, hit, exploded, rolled 5 +1 benny", "1, miss", "4, hit, from die 1"]

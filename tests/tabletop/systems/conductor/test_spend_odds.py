@@ -97,5 +97,5 @@ def test_a_hidden_roll_says_nothing_until_revealed():
     assert "spend-odds" not in stub and "benny" not in stub.lower()
     # The GM sees it in full, but no spend is offered on a roll the table has not seen.
     assert "spend-odds" not in seen(roll, Viewer(user_id=table.gm.pk, is_gm=True))
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
+    actions.reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
     assert "spend-odds" in seen(roll, alice)

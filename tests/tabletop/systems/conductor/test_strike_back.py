@@ -36,12 +36,12 @@ def test_with_bennies_the_strike_back_waits_and_a_benny_hit_averts_it():
     roll = attack(table, hero, 4, 1, foe=troll)
     assert roll.public["strike_back"]["status"] == "pending"
     assert SceneEvent.objects.filter(parent=roll).count() == 0
-    bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
+    bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
     roll.refresh_from_db()
     assert roll.public["amended"]["result"]["hits"] == 1
     assert roll.public["strike_back"]["status"] == "averted"
     with pytest.raises(ValidationError, match="No foe is waiting"):
-        strike_back.strike_back_accept(scene=table.scene, actor=table.alice, seq=roll.seq)
+        strike_back.strike_back(scene=table.scene, actor=table.alice, seq=roll.seq)
 
 
 @pytest.mark.django_db
@@ -59,7 +59,7 @@ def test_a_hidden_miss_holds_the_strike_back_until_the_reveal(mode):
     hero.refresh_from_db()
     assert hero.hits == 0
     # The GM reveals: now the troll strikes back (3d6 vs Mira's 3: a 3 and a 4 hit).
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq, rng=Faces(3, 1, 4))
+    actions.reveal(scene=table.scene, actor=table.gm, seq=roll.seq, rng=Faces(3, 1, 4))
     answer = SceneEvent.objects.get(parent=roll, kind="roll")
     assert answer.audience == "everyone" and answer.public["result"]["hits"] == 2
     hero.refresh_from_db()
@@ -72,14 +72,12 @@ def test_a_hidden_miss_holds_the_strike_back_until_the_reveal(mode):
 def test_a_revealed_miss_with_bennies_waits_for_the_roller():
     table, hero, troll = conductor_table(bennies=1)
     roll = attack(table, hero, 1, 2, foe=troll, mode="gm")
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
+    actions.reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
     roll.refresh_from_db()
     assert roll.public["strike_back"]["status"] == "pending"
     assert not SceneEvent.objects.filter(parent=roll, kind="roll").exists()
     # A benny on the 2 (to 3) misses the troll's 5 still; Mira lets the troll strike.
-    strike_back.strike_back_accept(
-        scene=table.scene, actor=table.alice, seq=roll.seq, rng=Faces(1, 1, 1)
-    )
+    strike_back.strike_back(scene=table.scene, actor=table.alice, seq=roll.seq, rng=Faces(1, 1, 1))
     roll.refresh_from_db()
     assert roll.public["strike_back"]["status"] == "struck"
 
@@ -97,13 +95,11 @@ def test_the_roller_or_the_gm_lets_a_waiting_foe_strike():
     table, hero, troll = conductor_table(bennies=1)
     roll = attack(table, hero, 2, 1, foe=troll)
     with pytest.raises(PermissionDenied):
-        strike_back.strike_back_accept(scene=table.scene, actor=table.bob, seq=roll.seq)
-    strike_back.strike_back_accept(
-        scene=table.scene, actor=table.alice, seq=roll.seq, rng=Faces(1, 1, 1)
-    )
+        strike_back.strike_back(scene=table.scene, actor=table.bob, seq=roll.seq)
+    strike_back.strike_back(scene=table.scene, actor=table.alice, seq=roll.seq, rng=Faces(1, 1, 1))
     roll.refresh_from_db()
     assert roll.public["strike_back"]["status"] == "struck"
     with pytest.raises(ValidationError, match="already struck back"):
-        bennies.benny_spend(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
+        bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
     hero.refresh_from_db()
     assert hero.hits == 0 and hero.bennies == 1

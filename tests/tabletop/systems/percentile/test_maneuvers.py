@@ -127,10 +127,10 @@ def test_the_gm_resets_an_attempt_and_sets_a_slump_by_hand():
 def test_perception_is_the_gms_secret_and_never_changes_a_streak():
     table, tom, _ = percentile_table()
     with pytest.raises(PermissionDenied):
-        maneuvers.perception_make(scene=table.scene, actor=table.alice, character=tom, data={})
+        maneuvers.perception_roll(scene=table.scene, actor=table.alice, character=tom, data={})
     # 100 + 99 + 97 + 80 + Perceptivity 5 = 381: an Extraordinary Success, yet no zone (the
     # panel would tell the table).
-    roll = maneuvers.perception_make(
+    roll = maneuvers.perception_roll(
         scene=table.scene,
         actor=table.gm,
         character=tom,
@@ -148,7 +148,7 @@ def test_perception_is_the_gms_secret_and_never_changes_a_streak():
     maneuvers.streak_set(
         scene=table.scene, actor=table.gm, character=tom, skill="Detect Traps", state="slump"
     )
-    roll = maneuvers.perception_make(
+    roll = maneuvers.perception_roll(
         scene=table.scene,
         actor=table.gm,
         character=tom,
@@ -159,7 +159,7 @@ def test_perception_is_the_gms_secret_and_never_changes_a_streak():
     assert roll.secret["result"]["total"] == 60 + 15 - 50
     # It is not a roll the panels offer: nobody can make it through the roll command.
     with pytest.raises(ValidationError, match="Unknown roll"):
-        actions.roll_make(
+        actions.roll(
             scene=table.scene,
             actor=table.gm,
             roll_kind="percentile_perception",
@@ -170,7 +170,7 @@ def test_perception_is_the_gms_secret_and_never_changes_a_streak():
 
 
 def special(table, kind, *faces, character=None, actor=None, **data):
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=actor or table.gm,
         roll_kind=kind,

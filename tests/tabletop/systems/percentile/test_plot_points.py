@@ -23,7 +23,7 @@ from tests.tabletop.systems.percentile.tables import plot_point_table
 
 
 def maneuver(table, character, *faces, actor=None):
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=actor or table.alice,
         roll_kind="percentile",
@@ -191,10 +191,8 @@ def test_another_player_cancels_a_spend_by_spending_as_much():
         new_value=90,
     )
     with pytest.raises(ValidationError, match="your own spend"):
-        plot_points.plot_spend_cancel(
-            scene=table.scene, actor=table.alice, seq=spend.seq, character=ann
-        )
-    cancel = plot_points.plot_spend_cancel(
+        plot_points.plot_cancel(scene=table.scene, actor=table.alice, seq=spend.seq, character=ann)
+    cancel = plot_points.plot_cancel(
         scene=table.scene, actor=table.bob, seq=spend.seq, character=ben
     )
     ann.refresh_from_db()
@@ -210,9 +208,7 @@ def test_another_player_cancels_a_spend_by_spending_as_much():
         is None
     )
     with pytest.raises(ValidationError, match="no longer be cancelled"):
-        plot_points.plot_spend_cancel(
-            scene=table.scene, actor=table.bob, seq=spend.seq, character=ben
-        )
+        plot_points.plot_cancel(scene=table.scene, actor=table.bob, seq=spend.seq, character=ben)
 
 
 @pytest.mark.django_db
@@ -222,7 +218,7 @@ def test_a_cancel_after_the_window_is_refused():
         scene=table.scene, actor=table.alice, character=ann, use="lessen_wound"
     )
     with pytest.raises(ValidationError, match="Too late"):
-        plot_points.plot_spend_cancel(
+        plot_points.plot_cancel(
             scene=table.scene,
             actor=table.bob,
             seq=spend.seq,
@@ -242,29 +238,21 @@ def test_narrative_uses_wait_for_the_gm():
     ann.refresh_from_db()
     assert clue.public["status"] == "awaiting_gm" and ann.plot_points == 3  # nothing paid yet
     with pytest.raises(PermissionDenied):
-        plot_points.plot_spend_decide(
-            scene=table.scene, actor=table.alice, seq=clue.seq, approve=True
-        )
-    plot_points.plot_spend_decide(
-        scene=table.scene, actor=table.gm, seq=clue.seq, approve=True, cost=2
-    )
+        plot_points.plot_decide(scene=table.scene, actor=table.alice, seq=clue.seq, approve=True)
+    plot_points.plot_decide(scene=table.scene, actor=table.gm, seq=clue.seq, approve=True, cost=2)
     ann.refresh_from_db()
     clue.refresh_from_db()
     assert ann.plot_points == 1 and clue.public["status"] == "open" and clue.public["points"] == 2
     with pytest.raises(ValidationError, match="not waiting for the GM"):
-        plot_points.plot_spend_decide(
-            scene=table.scene, actor=table.gm, seq=clue.seq, approve=False
-        )
+        plot_points.plot_decide(scene=table.scene, actor=table.gm, seq=clue.seq, approve=False)
     weakness = plot_points.plot_spend(
         scene=table.scene, actor=table.alice, character=ann, use="ignore_weakness"
     )
     with pytest.raises(ValidationError, match="fixed cost"):
-        plot_points.plot_spend_decide(
+        plot_points.plot_decide(
             scene=table.scene, actor=table.gm, seq=weakness.seq, approve=True, cost=3
         )
-    plot_points.plot_spend_decide(
-        scene=table.scene, actor=table.gm, seq=weakness.seq, approve=False
-    )
+    plot_points.plot_decide(scene=table.scene, actor=table.gm, seq=weakness.seq, approve=False)
     weakness.refresh_from_db()
     ann.refresh_from_db()
     assert weakness.public["status"] == "denied" and ann.plot_points == 1

@@ -60,7 +60,7 @@ def card(event: SceneEvent, viewer: Viewer) -> Elements:
 
 
 def change_spend(table, ann):
-    roll = actions.roll_make(
+    roll = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="percentile",
@@ -142,7 +142,7 @@ def test_an_approved_narrative_use_counts_its_window_from_the_gms_approval():
     clue = plot_points.plot_spend(scene=table.scene, actor=table.alice, character=ann, use="clue")
     # The GM took a while to decide: the window opened at the approval, not at the offer.
     SceneEvent.objects.filter(pk=clue.pk).update(created_at=clue.created_at - timedelta(minutes=3))
-    decision = plot_points.plot_spend_decide(
+    decision = plot_points.plot_decide(
         scene=table.scene, actor=table.gm, seq=clue.seq, approve=True
     )
     clue.refresh_from_db()
@@ -155,7 +155,7 @@ def test_an_approved_narrative_use_counts_its_window_from_the_gms_approval():
 def test_a_spend_out_of_its_window_has_no_bar_nor_cancel():
     table, ann, ben = plot_point_table()
     spend = change_spend(table, ann)
-    plot_points.plot_spend_cancel(scene=table.scene, actor=table.bob, seq=spend.seq, character=ben)
+    plot_points.plot_cancel(scene=table.scene, actor=table.bob, seq=spend.seq, character=ben)
     seen = card(spend, Viewer(user_id=table.bob.pk, is_gm=False))
     assert seen.find("div", "countdown") == [] and seen.find("progress") == []
     assert cancel_buttons(seen) == []

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 def climb(table, tom, *faces):
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="percentile",
@@ -78,7 +78,7 @@ def test_an_old_maneuver_without_the_band_text_still_names_its_band():
 
 def test_a_running_card_says_the_percent_is_the_share_of_the_distance():
     table, tom, _ = percentile_table()
-    event = actions.roll_make(
+    event = actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="percentile_running",

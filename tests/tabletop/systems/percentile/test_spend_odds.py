@@ -25,7 +25,7 @@ def seen(event: SceneEvent, viewer: Viewer, vis=FULL) -> str:
 
 
 def maneuver(table, character, face, mode="public"):
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=table.alice,
         roll_kind="percentile",
@@ -63,5 +63,5 @@ def test_a_hidden_roll_shows_no_change_odds():
     bob = Viewer(user_id=table.bob.pk, is_gm=False)
     assert "plot point" not in seen(roll, bob, vis=STUB).lower()
     assert "spend-odds" not in seen(roll, Viewer(user_id=table.gm.pk, is_gm=True))
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
+    actions.reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
     assert "spend-odds" in seen(roll, bob)

@@ -40,7 +40,7 @@ def rak_table():
 
 def race(table, sable, orrin):
     """The seed's long-distance race: Endurance 3 against Endurance 5 + a speciality, at 7."""
-    return contest_actions.contest_direct_start(
+    return contest_actions.contest_direct(
         scene=table.scene,
         actor=table.gm,
         sides=[

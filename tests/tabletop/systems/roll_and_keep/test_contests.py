@@ -28,7 +28,7 @@ def contests(table):
 def test_directly_opposed_both_sides_roll_and_the_net_decides():
     table, sable, orrin = rak_table()
     with pytest.raises(PermissionDenied):
-        contest_actions.contest_direct_start(
+        contest_actions.contest_direct(
             scene=table.scene,
             actor=table.alice,
             sides=[(sable, "Endurance", []), (orrin, "Endurance", [])],
@@ -86,26 +86,24 @@ def test_a_tie_keeps_the_status_quo():
 def test_set_up_mistakes_are_refused():
     table, sable, orrin = rak_table()
     with pytest.raises(ValidationError, match="goes with Cunning, not Endurance"):
-        contest_actions.contest_direct_start(
+        contest_actions.contest_direct(
             scene=table.scene,
             actor=table.gm,
             sides=[(sable, "Endurance", ["Deceit"]), (orrin, "Endurance", [])],
             difficulty="Standard",
         )
     with pytest.raises(ValidationError, match="two different characters"):
-        contest_actions.contest_direct_start(
+        contest_actions.contest_direct(
             scene=table.scene,
             actor=table.gm,
             sides=[(sable, "Endurance", []), (sable, "Endurance", [])],
             difficulty="Standard",
         )
     with pytest.raises(ValidationError, match="no dice for Strength"):
-        contest_actions.extended_start(
+        contest_actions.contest_extended(
             scene=table.scene,
             actor=table.gm,
-            character=sable,
-            attribute="Strength",
-            specialities=[],
+            side=(sable, "Strength", []),
             difficulty="Standard",
             task="Lift",
             target=3,
@@ -116,7 +114,7 @@ def test_set_up_mistakes_are_refused():
 @pytest.mark.django_db
 def test_indirectly_opposed_takes_the_passive_sheet_and_a_secret_stays_with_the_gm():
     table, sable, orrin = rak_table()
-    event = contest_actions.contest_indirect_start(
+    event = contest_actions.contest_indirect(
         scene=table.scene,
         actor=table.gm,
         active=(sable, "Finesse", [f"{sable.pk}:Stealth"]),
@@ -156,7 +154,7 @@ def test_the_passive_number_stands_as_it_is_over_ten_or_zero():
     table, sable, orrin = rak_table()
     orrin.attributes["Acuity"] = 10
     orrin.save()
-    contest_actions.contest_indirect_start(
+    contest_actions.contest_indirect(
         scene=table.scene,
         actor=table.gm,
         active=(sable, "Finesse", []),
@@ -169,7 +167,7 @@ def test_the_passive_number_stands_as_it_is_over_ten_or_zero():
     assert roll.audience == Audience.EVERYONE and roll.public["result"]["successes"] == 0
     assert roll.public["result"]["difficulty"] == 11
     # A passive attribute of 0 (Orrin has no Cunning) is difficulty 0: every kept die counts.
-    contest_actions.contest_indirect_start(
+    contest_actions.contest_indirect(
         scene=table.scene,
         actor=table.gm,
         active=(sable, "Finesse", []),
@@ -185,12 +183,10 @@ def test_the_passive_number_stands_as_it_is_over_ten_or_zero():
 @pytest.mark.django_db
 def test_extended_actions_accumulate_to_the_target_or_fail_under_the_minimum():
     table, sable, orrin = rak_table()
-    contest_actions.extended_start(
+    contest_actions.contest_extended(
         scene=table.scene,
         actor=table.gm,
-        character=sable,
-        attribute="Intelligence",
-        specialities=[f"{sable.pk}:Artifice"],
+        side=(sable, "Intelligence", [f"{sable.pk}:Artifice"]),
         difficulty="Standard",
         task="Read the warded book",
         target=4,
@@ -214,12 +210,10 @@ def test_extended_actions_accumulate_to_the_target_or_fail_under_the_minimum():
     )["contests"][0]
     assert view["progress"]["accumulated"] == 4 and not view["sides"][0]["can_roll"]
 
-    contest_actions.extended_start(
+    contest_actions.contest_extended(
         scene=table.scene,
         actor=table.gm,
-        character=orrin,
-        attribute="Endurance",
-        specialities=[],
+        side=(orrin, "Endurance", []),
         difficulty="Standard",
         task="March all night",
         target=10,

@@ -131,7 +131,7 @@ def rollables(character: Any, ruleset: Any) -> list[Rollable]:
 
 
 @scene_action(system="coin", what="Luck", locks=False)
-def luck_spend(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
+def luck(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
     """Spend one luck on the character's latest toss the table sees: the coin is tossed again
     for the same call, and the card shows the new face."""
     toss_event = lock_roll(scene, seq, "Luck")

@@ -32,7 +32,7 @@ SYSTEM = api.register(
                 context=coin.tally,
             ),
         ),
-        commands=(api.Command("luck", coin.luck_spend, seq=api.Raw("seq")),),
+        commands=(api.Command("luck", coin.luck, seq=api.Raw("seq")),),
         event_kinds=(
             api.EventKind(
                 "luck",

@@ -271,11 +271,11 @@ async def test_luck_the_gm_steps_is_spent_on_a_toss_and_every_member_sees_it(
 @pytest.mark.django_db
 def test_only_the_character_s_player_spends_its_luck(coin_system, django_user_model):
     gm, alice, bob, campaign, scene, wren = lucky_table(django_user_model, luck=1)
-    toss = actions.roll_make(
+    toss = actions.roll(
         scene=scene, actor=alice, roll_kind="coin_flip", character=wren, rng=Faces(1)
     )
     with pytest.raises(Exception, match="Only the character's player"):
-        coin.luck_spend(scene=scene, actor=bob, seq=toss.seq)
+        coin.luck(scene=scene, actor=bob, seq=toss.seq)
     with pytest.raises(ValidationError, match="Luck goes on coin tosses|no such roll"):
-        coin.luck_spend(scene=scene, actor=alice, seq=toss.seq + 99)
+        coin.luck(scene=scene, actor=alice, seq=toss.seq + 99)
     assert CoinSheet.objects.get(pk=wren.pk).luck == 1

@@ -18,7 +18,7 @@ def current(character, resource: str) -> int:
 
 def check(table, character, *, difficulty="Normal", resource="Stamina", mode="public"):
     # Easy and Hard roll three dice, the others two: three faces serve all of them.
-    return actions.roll_make(
+    return actions.roll(
         scene=table.scene,
         actor=table.alice if character.owner_id == table.alice.pk else table.gm,
         roll_kind="two_dice",
@@ -49,7 +49,7 @@ def test_a_hidden_check_pays_when_it_is_revealed():
     tamsin = cast["tamsin"]
     roll = check(table, tamsin, mode="gm")
     assert current(tamsin, "Stamina") == 6  # nothing at the table gives the roll away
-    actions.roll_reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
+    actions.reveal(scene=table.scene, actor=table.gm, seq=roll.seq)
     assert current(tamsin, "Stamina") == 4
 
 

@@ -55,7 +55,7 @@ def _recipients(scene: Scene, actor: Any, to: list[int]) -> list[Any]:
 
 
 @scene_action(locks=False, atomic=False)  # a line is its event alone
-def chat_say(*, scene: Scene, actor: Any, text: str, to: list[int]) -> SceneEvent:
+def chat(*, scene: Scene, actor: Any, text: str, to: list[int]) -> SceneEvent:
     """Say a line to the table, or whisper it to the members in ``to`` (user ids)."""
     line, emote = _line(text)
     said = {"speaker": actor.get_username(), "text": line, "emote": emote}
@@ -101,6 +101,6 @@ def _text(scene: Scene, user: Any, data: Any) -> str:
     return value
 
 
-COMMANDS = (Command("chat", chat_say, text=Parsed(_text), to=Recipients()),)
+COMMANDS = (Command("chat", chat, text=Parsed(_text), to=Recipients()),)
 
-__all__ = ["CHAT_LIMIT", "COMMANDS", "chat_say"]
+__all__ = ["CHAT_LIMIT", "COMMANDS", "chat"]
