@@ -70,8 +70,9 @@ def cells(
     rounds: int = IDLE_ROUNDS,
     ceiling_window: float = IDLE_CEILING_SECONDS,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Each cell's steps, played against a freshly started daphne per stack."""
-    return {
+    """Each cell's steps, played against a freshly started daphne per stack. The idle cell's
+    only when its scenes were built (``BENCH_RATIO_CELLS`` without ``idle`` builds none)."""
+    plan = {
         "ceiling": [
             {"do": "connect", "scenes": scenes["ceiling"], "per_scene": N, "label": "8x10"},
             {"do": "saturate", "label": "8x10", "duration": 5.0, "warmup": 1.5},
@@ -82,8 +83,10 @@ def cells(
             {"do": "run", "label": "8x100", "rate": RATE, "duration": window, "warmup": 2.0,
              "drain": 5.0},
         ],
-        "idle": idle_steps(scenes, idle_window, rounds, ceiling_window),
     }  # fmt: skip
+    if "idle" in scenes:
+        plan["idle"] = idle_steps(scenes, idle_window, rounds, ceiling_window)
+    return plan
 
 
 def idle_steps(

@@ -36,6 +36,14 @@ def test_a_cell_that_was_not_measured_is_an_error_not_a_figure():
         ratio.ratios(results)
 
 
+def test_without_the_idle_cell_no_idle_scenes_are_needed():
+    """BENCH_RATIO_CELLS=ceiling,8x100 builds no idle scenes: the plan has no idle cell (it
+    used to look up their scenes anyway and stop with a KeyError)."""
+    plan = ratio.cells({"ceiling": [1, 2], "target": [3, 4]}, 10.0)
+    assert set(plan) == {"ceiling", "8x100"}
+    assert plan["ceiling"][0]["scenes"] == [1, 2] and plan["8x100"][0]["scenes"] == [3, 4]
+
+
 def test_the_idle_cell_plays_its_ceiling_pairs_round_by_round_with_the_idle_tables_reopened():
     scenes = {
         "ceiling": [],
