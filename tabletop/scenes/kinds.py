@@ -125,7 +125,7 @@ register(
         "scenes/events/roll.html",
         stale=_roll_stale,
         audiences=ANY_AUDIENCE,
-        public=payloads.RollPublic,
+        public=payloads.RollShown | payloads.RollSeen,
         secret=payloads.RollData | payloads.Nothing,
     )
 )

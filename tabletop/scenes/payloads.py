@@ -3,9 +3,10 @@
 Every ``EventKind`` names the shape of the data it is recorded with (``EventKind.public``,
 ``EventKind.secret``); its card template reads those named fields. As Zulip checks its events
 against their schemas in its tests, ``record_event`` checks each event against its kind's shapes
-when ``settings.CHECK_EVENT_PAYLOADS`` is on (the test settings turn it on), so a card never
-meets a field its kind does not declare. Keys a later step adds (a spend's amendment, a
-strike-back) are ``NotRequired``.
+when ``settings.CHECK_EVENT_PAYLOADS`` is on (the test settings turn it on), so an event is
+recorded only with the fields its kind declares. Keys a later step adds to a recorded event (a
+spend's amendment, a strike-back) are declared ``NotRequired`` for the card's sake; that later
+write is not checked.
 
 The generic kinds' shapes are here; a system declares its own kinds' beside them, in its
 ``events.py``.
@@ -81,26 +82,22 @@ class RollData(TypedDict):
     foe_id: NotRequired[int]
 
 
-class RollPublic(TypedDict):
-    """What everyone gets of a roll: who rolled and how; the rest too when it was in the open
-    (or once revealed)."""
+class RollSeen(TypedDict):
+    """What everyone gets of a roll outside its audience: who rolled and how."""
 
     roller: str
     mode: str
-    roll_kind: NotRequired[str]
-    label: NotRequired[str]
-    title: NotRequired[str]
-    summary: NotRequired[str]
-    outcome: NotRequired[str]
-    result: NotRequired[dict[str, Any]]
-    character: NotRequired[str]
-    odds: NotRequired[dict[str, Any]]
-    foe_id: NotRequired[int]
+    # What later steps add to a card: declared here for its template, and not checked (the
+    # check runs when the event is recorded, before any of them).
     amended: NotRequired[Amended]
     spends: NotRequired[list[Spend]]
     strike_back: NotRequired[StrikeBack]
     #: a plot point spend waiting to change this roll (percentile)
     pending_change: NotRequired[int]
+
+
+class RollShown(RollSeen, RollData):
+    """A roll in the open (or once revealed): who rolled and how, and the roll."""
 
 
 class Reveal(TypedDict):

@@ -70,9 +70,10 @@ def record_event(
     """
     alone = not transaction.get_connection().in_atomic_block
     assert not alone or fastpath.in_one_write(), "record_event needs a transaction (or one_write)"
+    declared = kinds.get(kind)
     if settings.CHECK_EVENT_PAYLOADS:
-        kinds.get(kind).check(public or {}, secret or {})
-    if audience not in kinds.get(kind).audiences:
+        declared.check(public or {}, secret or {})
+    if audience not in declared.audiences:
         raise ValueError(f"A {kind} event is not recorded for the audience {audience!r}.")
     recipients = sorted(set(recipients))
     if bool(recipients) != (audience == Audience.WHISPER):

@@ -291,11 +291,10 @@ class FreeStats(RowsPart):
     #: (label, field): names that are fields of their own, shown first in this part's card
     reserved: tuple[tuple[str, str], ...] = ()
 
-    def _reserved(self, name: str) -> bool:
-        return name.casefold() in {label.casefold() for label, _field in self.reserved}
-
-    def _own_field(self, name: str) -> str:
-        return f"{name} has its own field on the sheet."
+    def refuse_reserved(self, name: str) -> None:
+        """Refuse a name that is a field of its own (a stat kept outside this list)."""
+        if name.casefold() in {label.casefold() for label, _field in self.reserved}:
+            raise ValidationError(f"{name} has its own field on the sheet.")
 
     def clean(self, key: str, raw: Any) -> dict[str, int]:
         noun = self.noun.capitalize()
@@ -304,8 +303,7 @@ class FreeStats(RowsPart):
         out: dict[str, int] = {}
         for given, value in raw.items():
             name = text(given, f"{noun} name")
-            if self._reserved(name):
-                raise ValidationError(self._own_field(name))
+            self.refuse_reserved(name)
             if name.casefold() in {known.casefold() for known in out}:
                 raise ValidationError(f"The {self.noun} {name} is listed twice.")
             out[name] = int_in(value, *self.range, f"{noun} {name}")
@@ -343,8 +341,7 @@ class FreeStatForm(RowForm):
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
-        if self.part._reserved(name):
-            raise ValidationError(self.part._own_field(name))
+        self.part.refuse_reserved(name)
         return name
 
 

@@ -187,7 +187,9 @@ class SceneStatement(WrittenOnce[tuple[str, Converters]]):
         campaign, or None when there is no such scene."""
         if self.lock:
             assert transaction.get_connection().in_atomic_block, "a locked read needs a transaction"
-        connection = connections[router.db_for_read(Scene)]
+        # A locked read runs where the transaction holding its lock is: the write database.
+        alias = router.db_for_write(Scene) if self.lock else router.db_for_read(Scene)
+        connection = connections[alias]
         statement, found = self.plan(connection)
         with connection.cursor() as cursor:
             cursor.execute(statement, [user_id, scene_id])

@@ -227,19 +227,18 @@ def _reaction_outcome(
     reaction: two_dice.CheckResult,
     opposed: Any,
     names: dict[str, str],
-    pending: Any,
-    state: dict[str, Any],
+    against: str,
+    declared_seq: int,
 ) -> RollOutcome:
-    """The reaction's card: who hinders or resists whose check, its band, and the penalty it
-    lays on that check."""
-    against = names.get(pending.actor, pending.actor)
+    """The reaction's card: who hinders or resists whose check (``against``, declared at
+    ``declared_seq``), its band, and the penalty it lays on that check."""
     verb = "hinders" if opposition == two_dice.HINDER else "resists"
     detail = {
         "check": _check_detail(reaction, names),
         "opposition": opposition,
         "against": against,
         "penalty": opposed.penalty.to_dict() if opposed.penalty else None,
-        "declared": state["pending"]["seq"],
+        "declared": declared_seq,
     }
     if opposed.penalty:
         whom = "every target" if opposition == two_dice.HINDER else character.name
@@ -299,10 +298,13 @@ def check_react(
     state["tracker"] = tracker.to_dict()
     state["pending"] = {**state["pending"], "action": pending.to_dict()}
     store_state(scene, api.TURNS_PANEL, state)
+    names = _names_by_id(tracker)
+    declared_seq = state["pending"]["seq"]
+    against = names.get(pending.actor, pending.actor)
     outcome = _reaction_outcome(
-        character, opposition, reaction, opposed, _names_by_id(tracker), pending, state
+        character, opposition, reaction, opposed, names, against, declared_seq
     )
-    declared = SceneEvent.objects.filter(scene=scene, seq=state["pending"]["seq"]).first()
+    declared = SceneEvent.objects.filter(scene=scene, seq=declared_seq).first()
     # A reaction is a plain check (its unpaid cost its only penalty): its exact bands, for the
     # dice statistics. (The opposed action's aren't stored: hinders add penalty dice.)
     chances = two_dice.check_distribution(
