@@ -7,8 +7,8 @@ campaign of that system with the system's demo characters, an open scene) and on
 through the socket's entry point, ``actions.run_command(command="roll", ...)``, with a panel's
 fields as the browser sends them and alice rolling with her demo character. The database is in
 autocommit, as on daphne's database thread, so the broadcast (``transaction.on_commit``) renders
-its frames inside the measurement; ``outbox.group_send`` collects the messages instead of sending
-them. Counted per roll:
+its frames inside the measurement; ``command_threads.group_send`` collects the messages instead
+of sending them. Counted per roll:
 
 * queries: every query Django ran (``CaptureQueriesContext``), and how many of them the
   broadcast ran (reading the event and the panels back, after commit);
@@ -198,7 +198,7 @@ class Counters:
         from django.template import base as template_base
         from django.test.signals import template_rendered
 
-        from tabletop.scenes import outbox
+        from tabletop.scenes import command_threads
 
         render = template_base.Template.render
 
@@ -218,7 +218,7 @@ class Counters:
 
         template_base.Template.render = counted_render
         template_rendered.connect(rendered, weak=False)
-        outbox.group_send = lambda group, message: self.sent.append((group, message))
+        command_threads.group_send = lambda group, message: self.sent.append((group, message))
 
 
 @contextmanager

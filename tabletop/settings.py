@@ -213,7 +213,7 @@ if REDIS_URL:
         # redis-py's pool stops at 100 connections and then fails calls (MaxConnectionsError):
         # a burst of group_sends, or every socket leaving its groups at shutdown, needs more.
         # A connect to a Redis that is down fails in 2 s, not the OS's minutes; every call on
-        # the layer is bounded by its caller (tabletop/scenes/outbox.py, LAYER_SEND_SECONDS).
+        # the layer is bounded by its caller (scenes/command_threads.py, LAYER_SEND_SECONDS).
         "hosts": [
             {
                 "address": REDIS_URL,
@@ -238,9 +238,9 @@ else:
 # refreshes its sockets' presence (a presence older than 2.5 beats is gone: a player whose
 # process died shows offline within about 30 s).
 SCENE_HEARTBEAT_SECONDS = float(os.environ.get("SCENE_HEARTBEAT_SECONDS", "8"))
-#: Threads that run scenes' commands side by side (tabletop/scenes/outbox.py), each with its own
-#: database connection; fewer than 2: every command on Channels' one database thread. On
-#: PostgreSQL by default; SQLite takes one writer at a time anyway.
+#: Threads that run scenes' commands side by side (tabletop/scenes/command_threads.py), each
+#: with its own database connection; fewer than 2: every command on Channels' one database
+#: thread. On PostgreSQL by default; SQLite takes one writer at a time anyway.
 SCENE_COMMAND_THREADS = int(
     os.environ.get(
         "SCENE_COMMAND_THREADS",

@@ -21,7 +21,7 @@ from typing import Protocol
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from tabletop.scenes import actions, outage, outbox, selectors
+from tabletop.scenes import actions, command_threads, outage, selectors
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ async def _beat(scenes: list[SceneBeat]) -> None:
     sockets = {b.scene_id: list(b.sockets) for b in scenes}
     beating = {b.scene_id: b.beating() for b in scenes}
     try:
-        found = await outbox.run(actions.heartbeat, beating=beating)
+        found = await command_threads.run(actions.heartbeat, beating=beating)
     except (OperationalError, InterfaceError) as exc:
         outage.database.failed(exc)  # one line for the outage; the next beat tries again
         return
@@ -214,7 +214,9 @@ async def _announce(scene_id: int) -> None:
 
 async def _broadcast(scene_id: int, present: tuple | None = None) -> None:
     try:
-        shown = await outbox.run(actions.presence_broadcast, scene_id=scene_id, present=present)
+        shown = await command_threads.run(
+            actions.presence_broadcast, scene_id=scene_id, present=present
+        )
     except (OperationalError, InterfaceError) as exc:
         outage.database.failed(exc)  # the next beat finds the list changed and tries again
         return
@@ -241,7 +243,7 @@ async def _rejoin(beat: SceneBeat) -> None:
     if not sockets:
         return
     try:
-        newest = await outbox.run(selectors.scene_last_seq, scene_id=beat.scene_id)
+        newest = await command_threads.run(selectors.scene_last_seq, scene_id=beat.scene_id)
     except (OperationalError, InterfaceError) as exc:
         outage.database.failed(exc)  # the next beat catches them up instead
         return

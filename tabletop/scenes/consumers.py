@@ -26,7 +26,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import InterfaceError, OperationalError
 
 from rules.core import RulesError
-from tabletop.scenes import actions, beats, outage, outbox, selectors
+from tabletop.scenes import actions, beats, command_threads, outage, selectors
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.deliver import REPLAY_LIMIT
 from tabletop.scenes.frames import error_frame
@@ -232,7 +232,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                 await self.hello(content)
             elif isinstance(command, str) and command in actions.COMMANDS:
                 cid = content.get("cid")
-                follow_up = await outbox.run_in_scene(
+                follow_up = await command_threads.run_in_scene(
                     self.scene_id,
                     actions.run_command,
                     command=command,
@@ -301,7 +301,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                 for group in self.groups_joined:
                     await asyncio.wait_for(
                         self.channel_layer.group_discard(group, self.channel_name),
-                        outbox.LAYER_SEND_SECONDS,
+                        command_threads.LAYER_SEND_SECONDS,
                     )
             except Exception as exc:  # down: its groups expire (settings.CHANNEL_LAYERS)
                 outage.layer.failed(exc)
@@ -372,7 +372,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             for group in self.groups_joined:
                 await asyncio.wait_for(
                     self.channel_layer.group_add(group, self.channel_name),
-                    outbox.LAYER_SEND_SECONDS,
+                    command_threads.LAYER_SEND_SECONDS,
                 )
         except Exception as exc:
             outage.layer.failed(exc)
@@ -394,7 +394,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         process dies first, the scene's heartbeat in another process settles it (``beats``)."""
         await asyncio.sleep(follow_up.delay)
         try:
-            await outbox.run_in_scene(self.scene_id, follow_up.run)
+            await command_threads.run_in_scene(self.scene_id, follow_up.run)
         except Exception:
             log.exception("scene follow-up failed")
 

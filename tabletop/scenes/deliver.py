@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop.characters.models import Character, sheet_joins
-from tabletop.scenes import outbox
+from tabletop.scenes import command_threads
 from tabletop.scenes.audiences import (
     Viewer,
     audience_of,
@@ -46,7 +46,7 @@ def broadcast_event(recorded: SceneEvent, *, sheets: Mapping[int, Character] | N
         # The event is committed: the database is the truth and sockets catch up from it (seq
         # gap, heartbeat, hello). A layer that is down must not turn a stored roll into an error.
         try:
-            outbox.group_send(group, content)
+            command_threads.group_send(group, content)
         except Exception:
             log.exception("scene event %s not broadcast to %s", event.seq, group)
 

@@ -5,7 +5,7 @@ Kept free of campaign imports so the campaigns actions can call it without an im
 
 from __future__ import annotations
 
-from tabletop.scenes import outbox
+from tabletop.scenes import command_threads
 
 
 def user_sockets_group(user_id: int) -> str:
@@ -18,7 +18,7 @@ def end_user_sockets(*, user_id: int, campaign_id: int | None = None, reason: st
 
     Call it after commit: the sockets close at once, so nothing more reaches them.
     """
-    outbox.group_send(
+    command_threads.group_send(
         user_sockets_group(user_id),
         {"type": "session.end", "campaign_id": campaign_id, "reason": reason},
     )

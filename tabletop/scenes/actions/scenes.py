@@ -12,7 +12,7 @@ from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
 from tabletop.campaigns.models import Campaign
-from tabletop.scenes import outbox, selectors
+from tabletop.scenes import command_threads, selectors
 from tabletop.scenes.access import require_gm
 from tabletop.scenes.audiences import scene_group
 from tabletop.scenes.due import settle_due_in
@@ -76,7 +76,7 @@ def presence_broadcast(
     if present is None:
         present = tuple(selectors.online_users(scene_id=scene_id))
     html = presence_frame(scene_id=scene_id, users=list(present), gm_id=scene.campaign.gm_id)
-    outbox.group_send(scene_group(scene_id), {"type": "scene.presence", "html": html})
+    command_threads.group_send(scene_group(scene_id), {"type": "scene.presence", "html": html})
     return present
 
 

@@ -4,8 +4,8 @@ from this process's cache of scenes as it last saw them, and handed down as a ``
 A scene (its row with its campaign's) is kept for the commands whose first write, their event,
 checks that nothing they went by has changed (``Command.checks_scene``): they need not read the
 scene first, a round trip per roll or chat line (bench/README.md). One command at a time per
-scene uses its copy (``outbox.run_in_scene``); anything else writes through rows of its own,
-and a command that then finds the scene moved runs again on the scene read afresh
+scene uses its copy (``command_threads.run_in_scene``); anything else writes through rows of its
+own, and a command that then finds the scene moved runs again on the scene read afresh
 (``actions.run_command``). While a command runs (``running_on``), the kit asks ``member_known``
 before it queries the membership, and the command's first event asks ``check_as_seen`` whether
 its write must check the scene.

@@ -14,7 +14,7 @@ from django.db import connections
 from django.test import Client
 
 from tabletop.asgi import application
-from tabletop.scenes import outbox
+from tabletop.scenes import command_threads
 from tabletop.scenes.models import Scene, SceneEvent
 from tests.support.tables import Table, make_table
 
@@ -110,4 +110,4 @@ def events(kind: str) -> list[SceneEvent]:
 async def close_db_after():
     yield
     await sync_to_async(connections.close_all)()
-    await sync_to_async(outbox.close_pool)()  # the command threads' connections too
+    await sync_to_async(command_threads.close_pool)()  # the command threads' connections too

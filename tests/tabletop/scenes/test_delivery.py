@@ -13,7 +13,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.utils import timezone
 
-from tabletop.scenes import actions, beats, deliver, outbox
+from tabletop.scenes import actions, beats, command_threads, deliver
 from tabletop.scenes.consumers import SceneConsumer
 from tabletop.scenes.models import Presence, Scene
 from tests.tabletop.scenes.conftest import connect
@@ -152,7 +152,7 @@ async def test_a_socket_command_broadcasts_from_the_event_loop_after_its_databas
     done: list[str] = []
 
     def action() -> int:
-        outbox.group_send("scene-test", {"type": "scene.event", "n": 1})
+        command_threads.group_send("scene-test", {"type": "scene.event", "n": 1})
         done.append("action")
         return 42
 
@@ -165,7 +165,7 @@ async def test_a_socket_command_broadcasts_from_the_event_loop_after_its_databas
 
     layer.group_send = recording
     try:
-        assert await outbox.run(action) == 42
+        assert await command_threads.run(action) == 42
     finally:
         del layer.group_send
     assert sent_from == [(threading.current_thread().name, ["action"])]
@@ -185,13 +185,13 @@ async def test_one_events_messages_are_published_together_and_events_in_order():
 
     def action() -> None:
         for group in ("gm", "alice", "players"):
-            outbox.group_send(group, {"type": "scene.event", "seq": 5, "html": ""})
-        outbox.group_send("scene", {"type": "scene.event", "seq": 6, "html": ""})
-        outbox.group_send("scene", {"type": "scene.presence", "html": ""})
+            command_threads.group_send(group, {"type": "scene.event", "seq": 5, "html": ""})
+        command_threads.group_send("scene", {"type": "scene.event", "seq": 6, "html": ""})
+        command_threads.group_send("scene", {"type": "scene.presence", "html": ""})
 
     layer.group_send = publish
     try:
-        await outbox.run(action)
+        await command_threads.run(action)
     finally:
         del layer.group_send
     assert log[:3] == ["start gm", "start alice", "start players"]
@@ -205,11 +205,13 @@ async def test_what_an_action_broadcast_before_it_failed_is_still_sent():
     await layer.group_add("scene-test", channel)
 
     def action() -> None:
-        outbox.group_send("scene-test", {"type": "scene.event", "n": 2})  # committed before...
+        command_threads.group_send(
+            "scene-test", {"type": "scene.event", "n": 2}
+        )  # committed before...
         raise RuntimeError("... a later step failed")
 
     with pytest.raises(RuntimeError):
-        await outbox.run(action)
+        await command_threads.run(action)
     assert (await layer.receive(channel))["n"] == 2
 
 

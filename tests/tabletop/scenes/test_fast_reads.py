@@ -143,7 +143,7 @@ def test_the_hidden_results_are_one_query_whatever_their_number(django_assert_nu
 def test_a_pool_thread_tidies_its_connection_once_a_second_and_after_an_error(monkeypatch):
     from django.db import connection
 
-    from tabletop.scenes import outbox
+    from tabletop.scenes import command_threads
 
     tidied: list[float] = []
 
@@ -151,15 +151,15 @@ def test_a_pool_thread_tidies_its_connection_once_a_second_and_after_an_error(mo
         tidied.append(1)
         connection.errors_occurred = False
 
-    monkeypatch.setattr(outbox, "close_old_connections", tidy)
-    monkeypatch.setattr(outbox._tidied, "at", -1e9, raising=False)
+    monkeypatch.setattr(command_threads, "close_old_connections", tidy)
+    monkeypatch.setattr(command_threads._tidied, "at", -1e9, raising=False)
     clock = [1000.0]
-    monkeypatch.setattr(outbox.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(command_threads.time, "monotonic", lambda: clock[0])
     for _ in range(3):
-        outbox._tidy_call(lambda: None)
+        command_threads._tidy_call(lambda: None)
     assert len(tidied) == 1  # the first call only: no health check round trip per command
-    clock[0] += outbox.TIDY_EVERY_SECONDS
-    outbox._tidy_call(lambda: None)
+    clock[0] += command_threads.TIDY_EVERY_SECONDS
+    command_threads._tidy_call(lambda: None)
     assert len(tidied) == 2  # a second on: checked (and recycled when too old) again
 
     def fails() -> None:
@@ -168,9 +168,9 @@ def test_a_pool_thread_tidies_its_connection_once_a_second_and_after_an_error(mo
 
     monkeypatch.setattr(connection, "errors_occurred", False)
     with pytest.raises(RuntimeError):
-        outbox._tidy_call(fails)
+        command_threads._tidy_call(fails)
     assert len(tidied) == 3  # closed at once, not handed to the next command
-    outbox._tidy_call(lambda: None)
+    command_threads._tidy_call(lambda: None)
     assert len(tidied) == 4  # and the next command checks it again
 
 

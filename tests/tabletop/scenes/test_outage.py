@@ -96,7 +96,7 @@ def test_an_outage_left_by_a_closed_loop_is_probed_again_on_the_next(monkeypatch
 
 
 async def test_after_an_outage_a_scene_s_sockets_catch_up_on_one_read(monkeypatch):
-    from tabletop.scenes import beats, outbox
+    from tabletop.scenes import beats, command_threads
 
     reads = []
 
@@ -114,7 +114,7 @@ async def test_after_an_outage_a_scene_s_sockets_catch_up_on_one_read(monkeypatc
         async def catch_up_now(self, newest=None) -> None:
             self.caught_up = newest
 
-    monkeypatch.setattr(outbox, "run", newest)
+    monkeypatch.setattr(command_threads, "run", newest)
     beat = type("Beat", (), {})()
     beat.scene_id, beat.sockets = 5, {Seat(True), Seat(True), Seat(False)}
     await beats._rejoin(beat)

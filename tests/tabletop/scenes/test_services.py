@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, ledger, outbox
+from tabletop.scenes import actions, command_threads, ledger
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies
@@ -138,10 +138,10 @@ def test_simultaneous_plot_point_spends_never_overdraw_on_postgres():
 @requires_postgres
 @pytest.mark.usefixtures("close_db_after")
 async def test_commands_on_the_thread_pool_keep_each_scenes_frames_in_order(settings):
-    # Two scenes' commands run side by side on the pool (tabletop/scenes/outbox.py); each
+    # Two scenes' commands run side by side on the pool (tabletop/scenes/command_threads.py); each
     # socket must still get its scene's frames live, in seq order, none missing.
     settings.SCENE_COMMAND_THREADS = 4
-    assert outbox._pool() is not None
+    assert command_threads._pool() is not None
     table = await sync_to_async(make_table)()
 
     def second_scene():

@@ -21,7 +21,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, outbox
+from tabletop.scenes import actions, command_threads
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.selectors import replay_frames
 from tabletop.systems.conductor import bennies, expedition, strike_back
@@ -67,7 +67,9 @@ def _what_outsiders_see(table, mode, *, kind, data, people, seed, capture):
     sid = transaction.savepoint()
     try:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(outbox, "group_send", lambda group, msg: sent.append((group, msg)))
+            patch.setattr(
+                command_threads, "group_send", lambda group, msg: sent.append((group, msg))
+            )
             with capture(execute=True):
                 event = actions.roll(
                     scene=table.scene,

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.template.loader import render_to_string
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, outbox, render
+from tabletop.scenes import actions, command_threads, render
 from tabletop.scenes.audiences import Viewer, gm_group, groups_for, players_group, scene_group
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import SceneEvent
@@ -48,7 +48,7 @@ def _roll(table, people, *, kind, mode, capture) -> tuple[Any, list[tuple[str, d
         foe = people["troll"]
     sent: list[tuple[str, dict[str, Any]]] = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(outbox, "group_send", lambda group, msg: sent.append((group, msg)))
+        patch.setattr(command_threads, "group_send", lambda group, msg: sent.append((group, msg)))
         with capture(execute=True):
             event = actions.roll(
                 scene=table.scene,
@@ -203,7 +203,9 @@ def test_a_hidden_check_sends_no_row_that_names_its_character(django_capture_on_
     def sent_by(action) -> list[str]:
         sent: list[tuple[str, dict[str, Any]]] = []
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(outbox, "group_send", lambda group, msg: sent.append((group, msg)))
+            patch.setattr(
+                command_threads, "group_send", lambda group, msg: sent.append((group, msg))
+            )
             with django_capture_on_commit_callbacks(execute=True):
                 event = action()
         return _received(sent, bob, table.scene.pk, event.seq)

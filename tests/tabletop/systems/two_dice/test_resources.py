@@ -93,13 +93,13 @@ def test_a_checks_frames_show_the_sheet_as_paid_without_reading_it_again(
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from tabletop.scenes import outbox
+    from tabletop.scenes import command_threads
 
     table, cast = two_dice_table()
     tamsin = cast["tamsin"]  # Stamina 6 of 6
     sent = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(outbox, "group_send", lambda group, message: sent.append(message))
+        patch.setattr(command_threads, "group_send", lambda group, message: sent.append(message))
         with django_capture_on_commit_callbacks() as broadcasts:
             check(table, tamsin)  # Normal costs 2
         with CaptureQueriesContext(connection) as queries:

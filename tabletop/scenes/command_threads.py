@@ -1,9 +1,10 @@
-"""Channel-layer sends of scene actions: from the event loop when a socket ran the action.
+"""The command threads: a socket's database calls, run off the event loop in its scene's order,
+with the channel-layer sends each makes held until it returns.
 
 Actions broadcast after commit, from the thread that ran them. Called from a socket, that is
-daphne's one database thread, and an ``async_to_sync(group_send)`` there parks the thread until
+a command thread, and an ``async_to_sync(group_send)`` there parks the thread until
 the event loop has sent (a Redis round trip per group): every other socket's command waits
-behind it. ``run`` lets the action's sends collect in an outbox instead; the consumer's coroutine
+behind it. ``run`` lets the action's sends wait in a list instead; the consumer's coroutine
 sends them once the database call returns, and the database thread goes on with the next call.
 Outside ``run`` (HTTP views, management commands) ``group_send`` sends at once, as before.
 """
@@ -42,17 +43,17 @@ Message = tuple[str, dict[str, Any]]
 #: sends for as long as it stalled; a socket catches up from the database instead).
 LAYER_SEND_SECONDS = 2.0
 
-_outbox: ContextVar[list[Message] | None] = ContextVar("scene_outbox", default=None)
+_held_sends: ContextVar[list[Message] | None] = ContextVar("scene_held_sends", default=None)
 _locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
 
 
 def group_send(group: str, message: dict[str, Any]) -> None:
-    """Send ``message`` to ``group`` (from sync code): now, or when ``run`` flushes its outbox.
+    """Send ``message`` to ``group`` (from sync code): now, or when ``run`` sends what it held.
 
     Raises when the layer fails and the send is immediate; a flushed send logs instead (the
     event is committed; sockets catch up from the database).
     """
-    box = _outbox.get()
+    box = _held_sends.get()
     if box is not None:
         box.append((group, message))
         return
@@ -95,13 +96,13 @@ async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) 
     call = partial(_tidy_call, func, **kwargs)
 
     def on_pool() -> Awaitable[T]:
-        # The plain executor hop, in a copy of this task's context (the outbox goes with it):
+        # The plain executor hop, in a copy of this task's context (the held sends go with it):
         # asgiref's SyncToAsync adds thread-sensitivity bookkeeping a pool thread does not need
         # (Django's connections are per thread) and cost a fifth more per hop (bench/README.md).
         return loop.run_in_executor(pool, contextvars.copy_context().run, call)
 
     box: list[Message] = []
-    token = _outbox.set(box)
+    token = _held_sends.set(box)
     queued = None
     try:
         async with _scene_lock(scene_id):
@@ -111,20 +112,20 @@ async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) 
                 # Still under the lock: the scene's broadcasts line up in its calls' order.
                 queued = _queue_flush(scene_id)
     finally:
-        _outbox.reset(token)
+        _held_sends.reset(token)
         if queued is not None:
             await _after_previous(scene_id, *queued, box)
 
 
 async def _collecting(call: Callable[[], Awaitable[T]], order: asyncio.Lock | None) -> T:
-    """Await ``call()`` with an outbox open (the thread it runs on sees it: the context is
+    """Await ``call()`` with its sends held (the thread it runs on sees it: the context is
     copied there), then send what it collected, in order (holding ``order``, if any)."""
     box: list[Message] = []
-    token = _outbox.set(box)
+    token = _held_sends.set(box)
     try:
         return await call()
     finally:
-        _outbox.reset(token)
+        _held_sends.reset(token)
         if box:
             async with order or contextlib.nullcontext():
                 await _flush(box)
