@@ -29,7 +29,7 @@ from rules.core import RulesError
 from tabletop.scenes import actions, beats, command_threads, outage, selectors
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.deliver import REPLAY_LIMIT
-from tabletop.scenes.frames import error_frame
+from tabletop.scenes.fragments import error_frame
 from tabletop.scenes.sockets import user_sockets_group
 
 log = logging.getLogger(__name__)

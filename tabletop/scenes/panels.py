@@ -19,7 +19,7 @@ from tabletop.characters.models import Character
 from tabletop.characters.sheets import currencies, currency_value, spec_for
 from tabletop.scenes import kinds
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.frames import render_fragment
+from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.rollkinds import kinds_for

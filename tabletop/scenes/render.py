@@ -14,7 +14,7 @@ from tabletop.characters.models import Character, sheet_joins, sheet_model
 from tabletop.scenes import fastpath, kinds
 from tabletop.scenes.audiences import Viewer, Visibility, visibility
 from tabletop.scenes.cards import event_context
-from tabletop.scenes.frames import render_fragment
+from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import Scene, SceneEvent, with_sheet
 from tabletop.scenes.panels import (
     ROW_PANELS,

@@ -16,7 +16,7 @@ from tabletop.scenes import command_threads, selectors
 from tabletop.scenes.access import require_gm
 from tabletop.scenes.audiences import scene_group
 from tabletop.scenes.due import settle_due_in
-from tabletop.scenes.frames import presence_frame
+from tabletop.scenes.fragments import presence_frame
 from tabletop.scenes.models import Presence, Scene
 from tabletop.scenes.record import record_event
 

@@ -19,7 +19,7 @@ from django.template.loader import render_to_string
 from tabletop.characters.models import Character
 from tabletop.scenes import actions, command_threads, render
 from tabletop.scenes.audiences import Viewer, gm_group, groups_for, players_group, scene_group
-from tabletop.scenes.frames import render_fragment
+from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import SceneEvent
 from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import panel_context

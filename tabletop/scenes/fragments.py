@@ -1,4 +1,5 @@
-"""Rendering live fragments, and the small frames that are not scene events (errors, presence)."""
+"""Live fragments: the HTML of a card or a tool as the socket pushes it, and the two small frames
+that are not scene events (an error, who is present)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from django.template.loader import render_to_string
 
 
 def render_fragment(template_name: str, context: dict[str, Any]) -> str:
-    """A live fragment (a card, a side panel) as ``render_to_string`` renders it, but with
+    """A live fragment (a card, a tool) as ``render_to_string`` renders it, but with
     numbers printed as Python prints them instead of through the locale. The site speaks one
     language (en-gb, no thousands separator), where both print the same; the locale's lookup
     per number was a tenth of a character check's CPU (bench/README.md). ``context`` is used
-    as it is, not copied (``events._Asked`` watches what the templates look up)."""
+    as it is, not copied (``render._Asked`` watches what the templates look up)."""
     template = engines["django"].get_template(template_name)
     return template.template.render(Context(context, autoescape=True, use_l10n=False))
 
