@@ -168,6 +168,7 @@ class RulesetForm(forms.Form):
     # --- building the inputs -------------------------------------------------------------------
 
     def _add_fields(self, plan: Plan, default: Any, value: Any) -> None:
+        """The field's inputs and what they show first, named by key (and row and column)."""
         key, hint = plan.key, plan.hint
         label = hint.label or human_label(key)
         if plan.kind == SCALAR:
@@ -194,41 +195,9 @@ class RulesetForm(forms.Form):
             self.fields[key] = input_field(column, where="", new=False)
             self.initial[key] = number_text(value)
         elif plan.kind in (TABLE, LISTS):
-            column = plan.columns[0]
-            for index, name in enumerate(plan.row_keys):
-                where = plan.row_labels[index]
-                self.fields[f"{key}__{index}"] = input_field(column, where=where, new=False)
-                self.initial[f"{key}__{index}"] = shown(column, value[name])
-                self._add_remove(plan, index, where)
-            if plan.addable:
-                for prefix, where in self._new_rows(plan):
-                    self._add_new_name(plan, prefix, where)
-                    self.fields[f"{prefix}_value"] = input_field(column, where=where, new=True)
+            self._add_table_rows(plan, value)
         elif plan.kind in (NESTED, RECORDS):
-            rows = list(value.values()) if plan.kind == NESTED else list(value)
-            for index, row in enumerate(rows):
-                where = plan.row_labels[index]
-                for column in plan.columns:
-                    name = f"{key}__{index}__{column.key}"
-                    placeholder = plan.hint.placeholder
-                    self.fields[name] = input_field(
-                        column,
-                        where=where,
-                        new=False,
-                        placeholder=placeholder(plan.row_keys[index], column.key)
-                        if placeholder and plan.row_keys
-                        else "",
-                    )
-                    self.initial[name] = shown(column, row.get(column.key))
-                self._add_remove(plan, index, where)
-            if plan.addable:
-                for prefix, where in self._new_rows(plan):
-                    if plan.kind == NESTED:
-                        self._add_new_name(plan, prefix, where)
-                    for column in plan.columns:
-                        self.fields[f"{prefix}__{column.key}"] = input_field(
-                            column, where=where, new=True
-                        )
+            self._add_record_rows(plan, value)
         elif plan.kind == GROUP:
             for column in plan.columns:
                 name = f"{key}__{column.key}"
@@ -236,14 +205,59 @@ class RulesetForm(forms.Form):
                 self.fields[name].help_text = column.note  # the input's aria-describedby
                 self.initial[name] = shown(column, value.get(column.key))
         else:
-            text = json.dumps(value, indent=2, ensure_ascii=False)
-            rows = min(max(text.count("\n") + 2, 4), 24)
-            self.fields[key] = forms.CharField(
-                label=label,
-                required=False,
-                widget=forms.Textarea(attrs={"rows": rows, "class": "json", "spellcheck": "false"}),
-            )
-            self.initial[key] = text
+            self._add_json(key, label, value)
+
+    def _add_table_rows(self, plan: Plan, value: Any) -> None:
+        """A keyed table's one input a row (a remove box where it may go), then the blank rows."""
+        key, column = plan.key, plan.columns[0]
+        for index, name in enumerate(plan.row_keys):
+            where = plan.row_labels[index]
+            self.fields[f"{key}__{index}"] = input_field(column, where=where, new=False)
+            self.initial[f"{key}__{index}"] = shown(column, value[name])
+            self._add_remove(plan, index, where)
+        if plan.addable:
+            for prefix, where in self._new_rows(plan):
+                self._add_new_name(plan, prefix, where)
+                self.fields[f"{prefix}_value"] = input_field(column, where=where, new=True)
+
+    def _add_record_rows(self, plan: Plan, value: Any) -> None:
+        """A row of inputs per record (or per name), one per field, then the blank rows."""
+        key = plan.key
+        rows = list(value.values()) if plan.kind == NESTED else list(value)
+        for index, row in enumerate(rows):
+            where = plan.row_labels[index]
+            for column in plan.columns:
+                name = f"{key}__{index}__{column.key}"
+                placeholder = plan.hint.placeholder
+                self.fields[name] = input_field(
+                    column,
+                    where=where,
+                    new=False,
+                    placeholder=placeholder(plan.row_keys[index], column.key)
+                    if placeholder and plan.row_keys
+                    else "",
+                )
+                self.initial[name] = shown(column, row.get(column.key))
+            self._add_remove(plan, index, where)
+        if plan.addable:
+            for prefix, where in self._new_rows(plan):
+                if plan.kind == NESTED:
+                    self._add_new_name(plan, prefix, where)
+                for column in plan.columns:
+                    self.fields[f"{prefix}__{column.key}"] = input_field(
+                        column, where=where, new=True
+                    )
+
+    def _add_json(self, key: str, label: str, value: Any) -> None:
+        """The last resort: the value whole as JSON, in a textarea sized to it."""
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        rows = min(max(text.count("\n") + 2, 4), 24)
+        self.fields[key] = forms.CharField(
+            label=label,
+            required=False,
+            widget=forms.Textarea(attrs={"rows": rows, "class": "json", "spellcheck": "false"}),
+        )
+        self.initial[key] = text
 
     def _add_remove(self, plan: Plan, index: int, where: str) -> None:
         if plan.removable[index]:
