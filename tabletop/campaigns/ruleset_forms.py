@@ -1,7 +1,7 @@
 """A generic editor for a campaign's ruleset, driven by the shape of the system's defaults.
 
 Each rules module defines its own ``DEFAULT_RULESET``; this form does not know any system. For
-every top-level field it picks an editor from the default value's shape:
+every top-level field it picks an editor from the default value's shape (``ruleset_plans``):
 
 - a number, a text or a yes/no          -> one input (a select when the value has few choices)
 - a list of names                       -> a textarea, one name per line (tick boxes with choices)
@@ -25,7 +25,6 @@ module and decides what to store.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
@@ -33,6 +32,7 @@ from typing import Any, ClassVar
 from django import forms
 from django.forms.utils import ErrorDict
 
+from tabletop.campaigns.ruleset_plans import plan_field
 from tabletop.campaigns.ruleset_shapes import (
     BOOL,
     CHOICE,
@@ -63,13 +63,9 @@ from tabletop.campaigns.ruleset_shapes import (
     Row,
     Section,
     blocks_of,
-    cell_fits,
-    columns_for,
-    fits,
     help_text,
     human_label,
     input_field,
-    kind_of,
     number_text,
     section_holding,
     section_named,
@@ -129,7 +125,7 @@ class RulesetForm(forms.Form):
             hint = self.hints.get(key, NO_HINT)
             shown_default = self.to_form(key, default)
             value = self.to_form(key, current.get(key, default))
-            plan = self._plan(key, hint, shown_default, value)
+            plan = plan_field(key, hint, shown_default, value)
             self._plans[key] = plan
             plan.extra = self._extra_rows(key)
             self._add_fields(plan, shown_default, value)
@@ -169,116 +165,10 @@ class RulesetForm(forms.Form):
         """The edited value as the rules read it (the inverse of ``to_form``)."""
         return value
 
-    # --- planning ------------------------------------------------------------------------------
-
-    def _plan(self, key: str, hint: Hint, default: Any, value: Any) -> Plan:
-        kind = hint.shape or shape_of(default)
-        if kind == GROUP and hint.shape is None and not isinstance(default, Mapping):
-            kind = JSON
-        plan = Plan(key=key, kind=kind, hint=hint)
-        if kind == JSON or not fits(kind, value):
-            # Last resort: a default of a shape no input suits, or a stored value that no longer
-            # fits the default's shape (an old override). JSON shows it whole so it can be fixed.
-            plan.kind = JSON
-            return plan
-        if kind == SCALAR:
-            column_kind = kind_of([default], hint)
-            if column_kind is None or type(value) is not type(default) and column_kind != CHOICE:
-                plan.kind = JSON
-                return plan
-            if column_kind == CHOICE and value not in {v for v, _ in hint.choices or ()}:
-                plan.kind = JSON
-                return plan
-            plan.columns = [
-                Column(key, hint.label or human_label(key), column_kind, hint, REQUIRED)
-            ]
-        elif kind == NAMES:
-            if hint.choices is not None and not set(value) <= {v for v, _ in hint.choices}:
-                plan.kind = JSON
-                return plan
-            plan.current = list(value)
-        elif kind in (TABLE, LISTS):
-            if kind == LISTS:
-                column_kind: str | None = NAMES
-            else:
-                column_kind = kind_of([*default.values(), *value.values()], hint)
-            if column_kind not in (INT, TEXT, CHOICE, NAMES) or not self._cells_fit(
-                [Column("value", "", column_kind or TEXT, hint, REQUIRED)],
-                [{"value": item} for item in value.values()],
-            ):
-                # Numbers and texts mixed in one table: no single input reads them back.
-                plan.kind = JSON
-                return plan
-            assert column_kind is not None
-            label = hint.value_label or ("Names (comma-separated)" if kind == LISTS else "Value")
-            # An entry may list no names; a number or a text must be given unless hinted.
-            blank = OMIT if hint.blank else "" if kind == LISTS else REQUIRED
-            # The field's hint doubles as the column's bounds and choices; its help is the field's.
-            column_hint = dataclasses.replace(hint, help="")
-            plan.columns = [Column("value", label, column_kind, column_hint, blank)]
-            self._plan_keyed(plan, default, value)
-        elif kind == NESTED:
-            if not isinstance(default, Mapping):
-                plan.kind = JSON
-                return plan
-            columns = columns_for(list(value.values()), list(default.values()), hint)
-            if columns is None or not self._cells_fit(columns, value.values()):
-                plan.kind = JSON
-                return plan
-            plan.columns = columns
-            self._plan_keyed(plan, default, value)
-        elif kind == RECORDS:
-            columns = columns_for(list(value), list(default), hint)
-            if columns is None or not self._cells_fit(columns, value):
-                plan.kind = JSON
-                return plan
-            plan.columns = columns
-            plan.row_count = len(value)
-            plan.removable = [hint.rows != ROWS_FIXED] * len(value)
-            plan.addable = hint.rows != ROWS_FIXED
-            name_column = next((c for c in columns if c.kind == TEXT), None)
-            plan.row_labels = [
-                str(record.get(name_column.key) or f"{hint.noun.capitalize()} {i + 1}")
-                if name_column
-                else f"{hint.noun.capitalize()} {i + 1}"
-                for i, record in enumerate(value)
-            ]
-        elif kind == GROUP:
-            if set(value) - set(default):
-                plan.kind = JSON
-                return plan
-            columns = columns_for([value], [default], hint)
-            if columns is None or not self._cells_fit(columns, [value]):
-                plan.kind = JSON
-                return plan
-            plan.columns = columns
-        return plan
-
-    @staticmethod
-    def _cells_fit(columns: list[Column], rows: Iterable[Mapping[str, Any]]) -> bool:
-        rows = list(rows)
-        keys = {column.key for column in columns}
-        return all(set(row) <= keys for row in rows) and all(
-            cell_fits(column, row.get(column.key)) for column in columns for row in rows
-        )
-
-    def _plan_keyed(self, plan: Plan, default: Mapping[str, Any], value: Mapping[str, Any]) -> None:
-        hint = plan.hint
-        plan.row_keys = list(value)
-        plan.row_labels = [hint.row_labels.get(name, name) for name in value]
-        plan.row_count = len(value)
-        plan.default_keys = list(default)
-        defaults_folded = {name.casefold() for name in default}
-        plan.removable = [
-            hint.rows in (ROWS_ANY, ROWS_NULL)
-            or (hint.rows == ROWS_ADDED and name.casefold() not in defaults_folded)
-            for name in value
-        ]
-        plan.addable = hint.rows != ROWS_FIXED
-
     # --- building the inputs -------------------------------------------------------------------
 
     def _add_fields(self, plan: Plan, default: Any, value: Any) -> None:
+        """The field's inputs and what they show first, named by key (and row and column)."""
         key, hint = plan.key, plan.hint
         label = hint.label or human_label(key)
         if plan.kind == SCALAR:
@@ -305,41 +195,9 @@ class RulesetForm(forms.Form):
             self.fields[key] = input_field(column, where="", new=False)
             self.initial[key] = number_text(value)
         elif plan.kind in (TABLE, LISTS):
-            column = plan.columns[0]
-            for index, name in enumerate(plan.row_keys):
-                where = plan.row_labels[index]
-                self.fields[f"{key}__{index}"] = input_field(column, where=where, new=False)
-                self.initial[f"{key}__{index}"] = shown(column, value[name])
-                self._add_remove(plan, index, where)
-            if plan.addable:
-                for prefix, where in self._new_rows(plan):
-                    self._add_new_name(plan, prefix, where)
-                    self.fields[f"{prefix}_value"] = input_field(column, where=where, new=True)
+            self._add_table_rows(plan, value)
         elif plan.kind in (NESTED, RECORDS):
-            rows = list(value.values()) if plan.kind == NESTED else list(value)
-            for index, row in enumerate(rows):
-                where = plan.row_labels[index]
-                for column in plan.columns:
-                    name = f"{key}__{index}__{column.key}"
-                    placeholder = plan.hint.placeholder
-                    self.fields[name] = input_field(
-                        column,
-                        where=where,
-                        new=False,
-                        placeholder=placeholder(plan.row_keys[index], column.key)
-                        if placeholder and plan.row_keys
-                        else "",
-                    )
-                    self.initial[name] = shown(column, row.get(column.key))
-                self._add_remove(plan, index, where)
-            if plan.addable:
-                for prefix, where in self._new_rows(plan):
-                    if plan.kind == NESTED:
-                        self._add_new_name(plan, prefix, where)
-                    for column in plan.columns:
-                        self.fields[f"{prefix}__{column.key}"] = input_field(
-                            column, where=where, new=True
-                        )
+            self._add_record_rows(plan, value)
         elif plan.kind == GROUP:
             for column in plan.columns:
                 name = f"{key}__{column.key}"
@@ -347,14 +205,59 @@ class RulesetForm(forms.Form):
                 self.fields[name].help_text = column.note  # the input's aria-describedby
                 self.initial[name] = shown(column, value.get(column.key))
         else:
-            text = json.dumps(value, indent=2, ensure_ascii=False)
-            rows = min(max(text.count("\n") + 2, 4), 24)
-            self.fields[key] = forms.CharField(
-                label=label,
-                required=False,
-                widget=forms.Textarea(attrs={"rows": rows, "class": "json", "spellcheck": "false"}),
-            )
-            self.initial[key] = text
+            self._add_json(key, label, value)
+
+    def _add_table_rows(self, plan: Plan, value: Any) -> None:
+        """A keyed table's one input a row (a remove box where it may go), then the blank rows."""
+        key, column = plan.key, plan.columns[0]
+        for index, name in enumerate(plan.row_keys):
+            where = plan.row_labels[index]
+            self.fields[f"{key}__{index}"] = input_field(column, where=where, new=False)
+            self.initial[f"{key}__{index}"] = shown(column, value[name])
+            self._add_remove(plan, index, where)
+        if plan.addable:
+            for prefix, where in self._new_rows(plan):
+                self._add_new_name(plan, prefix, where)
+                self.fields[f"{prefix}_value"] = input_field(column, where=where, new=True)
+
+    def _add_record_rows(self, plan: Plan, value: Any) -> None:
+        """A row of inputs per record (or per name), one per field, then the blank rows."""
+        key = plan.key
+        rows = list(value.values()) if plan.kind == NESTED else list(value)
+        for index, row in enumerate(rows):
+            where = plan.row_labels[index]
+            for column in plan.columns:
+                name = f"{key}__{index}__{column.key}"
+                placeholder = plan.hint.placeholder
+                self.fields[name] = input_field(
+                    column,
+                    where=where,
+                    new=False,
+                    placeholder=placeholder(plan.row_keys[index], column.key)
+                    if placeholder and plan.row_keys
+                    else "",
+                )
+                self.initial[name] = shown(column, row.get(column.key))
+            self._add_remove(plan, index, where)
+        if plan.addable:
+            for prefix, where in self._new_rows(plan):
+                if plan.kind == NESTED:
+                    self._add_new_name(plan, prefix, where)
+                for column in plan.columns:
+                    self.fields[f"{prefix}__{column.key}"] = input_field(
+                        column, where=where, new=True
+                    )
+
+    def _add_json(self, key: str, label: str, value: Any) -> None:
+        """The last resort: the value whole as JSON, in a textarea sized to it."""
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        rows = min(max(text.count("\n") + 2, 4), 24)
+        self.fields[key] = forms.CharField(
+            label=label,
+            required=False,
+            widget=forms.Textarea(attrs={"rows": rows, "class": "json", "spellcheck": "false"}),
+        )
+        self.initial[key] = text
 
     def _add_remove(self, plan: Plan, index: int, where: str) -> None:
         if plan.removable[index]:

@@ -18,6 +18,7 @@ from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character, model_of
 from tabletop.characters.selectors import can_adjust, can_edit, is_member
 from tabletop.characters.sheets import (
+    SheetSpec,
     blank_sheet,
     clean_sheet,
     currencies,
@@ -131,34 +132,9 @@ def character_adjust(
             .get(pk=character.pk)
         )
         spec = spec_for(locked.campaign)
-        errors: dict[str, str] = {}
-        new: dict[str, int] = {}
-        for field, amount in changes.items():
-            declared = currency(spec, field)
-            if declared is None:
-                errors[field] = f"This system's characters have no {field.replace('_', ' ')}."
-                continue
-            if isinstance(amount, bool) or not isinstance(amount, int):
-                errors[field] = f"{declared.label} must be a whole number."
-                continue
-            value = getattr(locked, field) + amount if relative else amount
-            if value < 0:
-                errors[field] = f"{declared.label} can't go below zero (that would make {value})."
-            elif value > declared.maximum:
-                errors[field] = f"{declared.label} can't go above {declared.maximum}."
-            else:
-                new[field] = value
-        for declared in currencies(spec):
-            if declared.total_of is None or errors:
-                continue
-            counted = declared.total_of
-            available = new.get(counted, getattr(locked, counted))
-            total = new.get(declared.field, getattr(locked, declared.field))
-            if available > total:
-                errors[counted] = (
-                    f"{currency_label(spec, counted)} ({available}) can't be above the total "
-                    f"({total})."
-                )
+        new, errors = _adjusted(spec, locked, changes, relative=relative)
+        if not errors:
+            errors = _above_their_total(spec, locked, new)
         if errors:
             raise ValidationError(errors)
         for field, value in new.items():
@@ -167,3 +143,45 @@ def character_adjust(
     for field, value in new.items():
         setattr(character, field, value)
     return character
+
+
+def _adjusted(
+    spec: SheetSpec, locked: Character, changes: dict[str, int], *, relative: bool
+) -> tuple[dict[str, int], dict[str, str]]:
+    """Each change as the new amount of a currency the system declares, or the reason it is
+    refused (not whole, below zero, above the cap), by field."""
+    errors: dict[str, str] = {}
+    new: dict[str, int] = {}
+    for field, amount in changes.items():
+        declared = currency(spec, field)
+        if declared is None:
+            errors[field] = f"This system's characters have no {field.replace('_', ' ')}."
+            continue
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            errors[field] = f"{declared.label} must be a whole number."
+            continue
+        value = getattr(locked, field) + amount if relative else amount
+        if value < 0:
+            errors[field] = f"{declared.label} can't go below zero (that would make {value})."
+        elif value > declared.maximum:
+            errors[field] = f"{declared.label} can't go above {declared.maximum}."
+        else:
+            new[field] = value
+    return new, errors
+
+
+def _above_their_total(spec: SheetSpec, locked: Character, new: dict[str, int]) -> dict[str, str]:
+    """The first currency that would count above its total (plot points above the total of
+    them), as its refusal by field; none when every one fits."""
+    for declared in currencies(spec):
+        if declared.total_of is None:
+            continue
+        counted = declared.total_of
+        available = new.get(counted, getattr(locked, counted))
+        total = new.get(declared.field, getattr(locked, declared.field))
+        if available > total:
+            return {
+                counted: f"{currency_label(spec, counted)} ({available}) can't be above the total "
+                f"({total})."
+            }
+    return {}

@@ -89,12 +89,32 @@ def die_view(
     if system is not None and system.read_die is not None:
         read = system.read_die(d)
         d, own = read.die, read.marks
-    notes: list[str] = []
-    states: list[str] = []
     shown = _int(d.get("value", value))
     count_sides = _int(d.get("sides", sides))
     if count_sides is None:
         count_sides = _int(sides)
+    notes, states = _what_befell(d, keeps=keeps, mark=mark, own=own)
+    text = "?" if shown is None else str(shown)
+    faces, caption, shape = _faces_of(shown, count_sides, text, notes)
+    classes = ["die", f"die-{shape}", *states]
+    if tone in ("good", "bad"):
+        classes.append(f"tone-{tone}")
+    return {
+        "faces": faces,
+        "caption": caption,
+        "label": ", ".join([text, *notes]),
+        "classes": " ".join(classes),
+        "sides": count_sides,
+    }
+
+
+def _what_befell(
+    d: Mapping[str, Any], *, keeps: bool, mark: str, own: tuple[tuple[str, str], ...]
+) -> tuple[list[str], list[str]]:
+    """What happened to the die, twice: the words under it (its label's too) and the states
+    its drawing is marked with (dropped, kept, exploded, raised, extra, a system's own)."""
+    notes: list[str] = []
+    states: list[str] = []
     if "kept" in d and not d["kept"]:
         notes.append("dropped")
         states.append("dropped")
@@ -117,26 +137,20 @@ def die_view(
     if source is not None:
         notes.append(f"from die {source + 1}")
         states.append("extra")
-    text = "?" if shown is None else str(shown)
-    if count_sides == PERCENTILE and shown is not None and 1 <= shown <= PERCENTILE:
+    return notes, states
+
+
+def _faces_of(
+    shown: int | None, sides: int | None, text: str, notes: list[str]
+) -> tuple[list[dict[str, str]], str, str]:
+    """The die's faces, its caption and its shape: a d100 is two d10s whose caption reads the
+    pair; any other die one face of its outline (round for a size with none)."""
+    if sides == PERCENTILE and shown is not None and 1 <= shown <= PERCENTILE:
         # 100 is 00 on the tens die and 0 on the units die; 7 is 00 and 7.
         faces = [_face(10, f"{shown // 10 % 10}0"), _face(10, str(shown % 10))]
-        caption = ", ".join([text, *notes])  # the pair's reading, since no face shows it
-        shape = "d100"
-    else:
-        faces = [_face(count_sides, text)]
-        caption = ", ".join(notes)
-        shape = f"d{count_sides}" if count_sides in OUTLINES else "round"
-    classes = ["die", f"die-{shape}", *states]
-    if tone in ("good", "bad"):
-        classes.append(f"tone-{tone}")
-    return {
-        "faces": faces,
-        "caption": caption,
-        "label": ", ".join([text, *notes]),
-        "classes": " ".join(classes),
-        "sides": count_sides,
-    }
+        return faces, ", ".join([text, *notes]), "d100"  # the caption reads the pair
+    shape = f"d{sides}" if sides in OUTLINES else "round"
+    return [_face(sides, text)], ", ".join(notes), shape
 
 
 @register.simple_tag

@@ -18,6 +18,8 @@ from tabletop.systems.conductor.rolls import sheet_skill
 
 
 def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
+    """The expedition as the table sees it: the day and phase, a row per member, the travel and
+    the supply die's odds; with no expedition, the characters who may set out."""
     campaign = scene.campaign
     pcs = list(
         ConductorSheet.objects.filter(campaign=campaign)
@@ -36,8 +38,30 @@ def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
         ctx.update(expedition=None, candidates=pcs)
         return ctx
     expedition = conductor.Expedition.from_dict(raw)
-    ruleset = campaign.effective_ruleset()
     in_party = {m.id for m in expedition.members}
+    rows = _member_rows(campaign, expedition, in_party)
+    last = SceneEvent.objects.filter(scene=scene, kind="expedition_phase").order_by("-seq").first()
+    ctx.update(
+        expedition=expedition,
+        rows=rows,
+        leader=next(m.name for m in expedition.members if m.id == expedition.leader),
+        night=expedition.phase == conductor.PHASES[-1],
+        supply_odds=percent(expedition.supply_odds()),
+        can_travel=expedition.travel is None and all(m.action is None for m in expedition.members),
+        all_mounted=all(m.mounted for m in expedition.members),
+        hexes={kind: expedition.rules.hexes(kind) for kind in conductor.TRAVEL_KINDS},
+        outsiders=[c for c in pcs if str(c.pk) not in in_party],
+        last=last.public if last is not None else None,
+    )
+    return ctx
+
+
+def _member_rows(
+    campaign: Any, expedition: conductor.Expedition, in_party: set[str]
+) -> list[dict[str, Any]]:
+    """A row per member: their player, whether they lead, their Survival and chance to forage,
+    bennies and lasting hits (none of these for a sheet deleted since)."""
+    ruleset = campaign.effective_ruleset()
     characters = {
         str(c.pk): c
         for c in ConductorSheet.objects.filter(campaign=campaign).filter(
@@ -65,20 +89,7 @@ def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
                 "lasting_hits": character.lasting_hits if character is not None else 0,
             }
         )
-    last = SceneEvent.objects.filter(scene=scene, kind="expedition_phase").order_by("-seq").first()
-    ctx.update(
-        expedition=expedition,
-        rows=rows,
-        leader=next(m.name for m in expedition.members if m.id == expedition.leader),
-        night=expedition.phase == conductor.PHASES[-1],
-        supply_odds=percent(expedition.supply_odds()),
-        can_travel=expedition.travel is None and all(m.action is None for m in expedition.members),
-        all_mounted=all(m.mounted for m in expedition.members),
-        hexes={kind: expedition.rules.hexes(kind) for kind in conductor.TRAVEL_KINDS},
-        outsiders=[c for c in pcs if str(c.pk) not in in_party],
-        last=last.public if last is not None else None,
-    )
-    return ctx
+    return rows
 
 
 PANEL = ProcedurePanel(

@@ -53,6 +53,55 @@ def _in_campaign(scene: Scene, character: Character) -> None:
         raise ValidationError("That character is not in this campaign.")
 
 
+def _maneuver_asked(
+    data: dict[str, Any], character: Character, ruleset: Any
+) -> tuple[dict[str, Any], str, str, str]:
+    """The maneuver the player asked for, as the rules' arguments, with its skill (slumps and
+    zones go by skill), its column and the attempt's name (retries go by attempt)."""
+    args = percentile_kinds.maneuver_args(data, character, ruleset)
+    skill, column = args.pop("skill"), args.pop("column")
+    args.pop("retry_failures")  # typed by hand on the roll panel; the tracker knows them here
+    task = str(data.get("task") or "").strip() or skill
+    if len(task) > 80:
+        raise ValidationError("Keep the attempt's name under 80 characters.")
+    return args, skill, column, task
+
+
+def _tracked_odds(chances: percentile.ManeuverOdds) -> dict[str, Any]:
+    """The odds it had, with the tracked retries and slump or zone: its card's headline and the
+    dice statistics' bands, as for a roll from the panel."""
+    return stored_odds(
+        {
+            "chance": chances.success_or_better,
+            "goal": "to succeed",
+            "bands": ordered_bands(chances.bands, percentile.BANDS),
+        }
+    )
+
+
+def _tracking_lines(
+    character: Character,
+    skill: str,
+    change: percentile.StreakChange,
+    attempt: percentile.RetryAttempt,
+    failed: percentile.RetryAttempt,
+    result: percentile.ManeuverResult,
+    ruleset: Any,
+) -> list[str]:
+    """What the tracker tells the table: a slump or zone begun or ended, an attempt that
+    succeeds after failures, or one more failure (``failed``) and the next try's penalty."""
+    lines = []
+    if change.changed:
+        lines.append(percentile_state.streak_line(character.name, skill, change.after, ruleset))
+    if result.succeeded:
+        if attempt.failures:
+            lines.append(f"“{attempt.task}” succeeds after {attempt.failures} failure(s).")
+    elif failed.failures != attempt.failures:
+        penalty = failed.penalty(ruleset=ruleset)
+        lines.append(f"“{attempt.task}”: {failed.failures} failure(s), {penalty} on the next try.")
+    return lines
+
+
 @scene_action(system=SYSTEM, what="Tracked maneuvers")
 def maneuver_track(
     *, scene: Scene, actor: Any, character: Character, data: dict[str, Any], rng: Rng | None = None
@@ -71,59 +120,28 @@ def maneuver_track(
     if not str(data.get("skill") or "").strip():
         raise ValidationError("Pick a skill from the sheet: slumps and zones go by skill.")
     ruleset = scene.campaign.effective_ruleset()
-    args = percentile_kinds.maneuver_args(data, character, ruleset)
-    skill, column = args.pop("skill"), args.pop("column")
-    args.pop("retry_failures")  # typed by hand on the roll panel; the tracker knows them here
-    task = str(data.get("task") or "").strip() or skill
-    if len(task) > 80:
-        raise ValidationError("Keep the attempt's name under 80 characters.")
+    args, skill, column, task = _maneuver_asked(data, character, ruleset)
     state = percentile_state.state_of(scene)
     pid = str(character.pk)
     streak = percentile_state.streak_for(state, pid, skill)
     attempt = percentile_state.attempt_for(state, pid, task)
-    # The odds it had, with the tracked retries and slump or zone: its card's headline and the
-    # dice statistics' bands, as for a roll from the panel.
-    chances = percentile.maneuver_odds(
-        **args, retry_failures=attempt.failures, condition=streak, ruleset=ruleset
-    )
-    odds = stored_odds(
-        {
-            "chance": chances.success_or_better,
-            "goal": "to succeed",
-            "bands": ordered_bands(chances.bands, percentile.BANDS),
-        }
-    )
-    result = percentile.roll(
-        **args,
-        retry_failures=attempt.failures,
-        condition=streak,
-        rng=api.game_dice(rng),
-        ruleset=ruleset,
-    )
+    tracked = {**args, "retry_failures": attempt.failures, "condition": streak, "ruleset": ruleset}
+    odds = _tracked_odds(percentile.maneuver_odds(**tracked))
+    result = percentile.roll(**tracked, rng=api.game_dice(rng))
     streak_after, change = percentile.record_streak(streak, result, ruleset=ruleset)
-    attempt_after = percentile.record_attempt(attempt, result, ruleset=ruleset)
-    outcome = percentile_kinds.maneuver_outcome(result, skill=skill, column=column)
+    failed = percentile.record_attempt(attempt, result, ruleset=ruleset)
     roll = record_roll(
         scene=scene,
         actor=actor,
         character=character,
         roll_kind="percentile",
         label=f"{ROLL_KINDS['percentile'].label}, tracked",
-        outcome=outcome,
+        outcome=percentile_kinds.maneuver_outcome(result, skill=skill, column=column),
         odds=odds,
     )
-    lines = []
-    if change.changed:
-        lines.append(percentile_state.streak_line(character.name, skill, change.after, ruleset))
-    if result.succeeded:
-        if attempt.failures:
-            lines.append(f"“{attempt.task}” succeeds after {attempt.failures} failure(s).")
-        attempt_after = percentile.reset_attempt(attempt)  # done: a new try starts afresh
-    elif attempt_after.failures != attempt.failures:
-        penalty = attempt_after.penalty(ruleset=ruleset)
-        lines.append(
-            f"“{attempt.task}”: {attempt_after.failures} failure(s), {penalty} on the next try."
-        )
+    lines = _tracking_lines(character, skill, change, attempt, failed, result, ruleset)
+    # A success ends the attempt: a new try starts afresh.
+    attempt_after = percentile.reset_attempt(attempt) if result.succeeded else failed
     percentile_state.put_streak(state, character.name, streak_after, roll.seq)
     percentile_state.put_attempt(state, character.name, skill, attempt_after)
     store_state(scene, percentile_state.NAME, state)

@@ -77,6 +77,34 @@ def _cancel_window(scene: Scene) -> dict[str, str]:
     }
 
 
+def _points_offered(spec: dict[str, Any], cost: Any) -> int:
+    """What the spend costs: the use's price, or the player's offer (the price at least, 20 at
+    most) for a use whose cost the GM sets."""
+    points = spec["cost"]
+    if spec["gm_sets_cost"] and cost not in (None, ""):
+        points = whole(cost, "How many plot points?")
+        if not spec["cost"] <= points <= 20:
+            raise ValidationError(f"Offer between {spec['cost']} and 20 plot points.")
+    return points
+
+
+def _roll_to_change(
+    scene: Scene, seq: Any, new_value: Any, spec: dict[str, Any], points: int
+) -> tuple[SceneEvent, int]:
+    """The roll a change spends on (locked; a d100 maneuver) and the new roll asked for, within
+    what the points buy (6-95 for one, 1-100 for two)."""
+    roll = lock_roll(scene, seq, "Plot points")
+    _require_changeable(roll)
+    low, high = spec["values"]
+    value = whole(new_value, "The new roll")
+    if not low <= value <= high:
+        raise ValidationError(
+            f"For {points} plot point{'s' if points > 1 else ''} the new roll must be "
+            f"from {low} to {high}."
+        )
+    return roll, value
+
+
 @scene_action(system=SYSTEM, what="Plot points", locks=False)
 def plot_spend(
     *,
@@ -101,11 +129,7 @@ def plot_spend(
     note = (note or "").strip()
     if len(note) > 300:
         raise ValidationError("Keep the note under 300 characters.")
-    points = spec["cost"]
-    if spec["gm_sets_cost"] and cost not in (None, ""):
-        points = whole(cost, "How many plot points?")
-        if not spec["cost"] <= points <= 20:
-            raise ValidationError(f"Offer between {spec['cost']} and 20 plot points.")
+    points = _points_offered(spec, cost)
     public: dict[str, Any] = {
         "who": actor.get_username(),
         "character": character.name,
@@ -118,15 +142,7 @@ def plot_spend(
     }
     roll = None
     if name in CHANGE_USES:
-        roll = lock_roll(scene, seq, "Plot points")
-        _require_changeable(roll)
-        low, high = spec["values"]
-        value = whole(new_value, "The new roll")
-        if not low <= value <= high:
-            raise ValidationError(
-                f"For {points} plot point{'s' if points > 1 else ''} the new roll must be "
-                f"from {low} to {high}."
-            )
+        roll, value = _roll_to_change(scene, seq, new_value, spec, points)
         public.update(seq=roll.seq, new_value=value, roller=roll.public.get("roller", ""))
     if spec["gm_approval"]:
         public["status"] = "awaiting_gm"

@@ -254,6 +254,35 @@ def _reaction_outcome(
     )
 
 
+def _reaction_check(
+    sheet: tuple[str, int, str, int], difficulty: Any, rng: Rng, ruleset: Any
+) -> two_dice.CheckResult:
+    """The reactor's own check (seed 003: the reactor "makes their own check"), from the
+    attribute and resource read off the sheet (``_two_dice_sheet``)."""
+    attribute, value, resource, available = sheet
+    return two_dice.check(
+        attribute=attribute,
+        attribute_value=value,
+        difficulty=str(difficulty or "")[:60],
+        resource=resource,
+        resource_available=available,
+        rng=rng,
+        ruleset=ruleset,
+    )
+
+
+def _reaction_odds(reaction: two_dice.CheckResult, ruleset: Any) -> dict[str, Any]:
+    """A reaction is a plain check (its unpaid cost its only penalty): its exact bands, for the
+    dice statistics. (The opposed action's aren't stored: hinders add penalty dice.)"""
+    chances = two_dice.check_distribution(
+        attribute=reaction.attribute_value,
+        difficulty=reaction.difficulty,
+        penalty=reaction.payment.unpaid,
+        ruleset=ruleset,
+    )
+    return stored_odds({"bands": ordered_bands(chances, two_dice.BANDS)})
+
+
 @scene_action(system=SLUG, what=WHAT)
 def check_react(
     *,
@@ -276,23 +305,13 @@ def check_react(
     if opposition not in (two_dice.HINDER, two_dice.RESIST):
         raise ValidationError("Hinder or resist?")
     ruleset = scene.campaign.effective_ruleset()
-    attribute, value, resource, available = _two_dice_sheet(
-        character, attribute=attribute, resource=resource, ruleset=ruleset
-    )
+    sheet = _two_dice_sheet(character, attribute=attribute, resource=resource, ruleset=ruleset)
     state, tracker = turns_state(scene)
     pending = pending_of(state)
     pid = _reacting(pending, character, opposition)
     rng = api.game_dice(rng)
     tracker, _ = tracker.use_reaction(pid)
-    reaction = two_dice.check(
-        attribute=attribute,
-        attribute_value=value,
-        difficulty=str(difficulty or "")[:60],
-        resource=resource,
-        resource_available=available,
-        rng=rng,
-        ruleset=ruleset,
-    )
+    reaction = _reaction_check(sheet, difficulty, rng, ruleset)
     oppose = pending.add_hinder if opposition == two_dice.HINDER else pending.add_resist
     pending, opposed = oppose(pid, reaction, rng=rng)
     state["tracker"] = tracker.to_dict()
@@ -305,14 +324,6 @@ def check_react(
         character, opposition, reaction, opposed, names, against, declared_seq
     )
     declared = SceneEvent.objects.filter(scene=scene, seq=declared_seq).first()
-    # A reaction is a plain check (its unpaid cost its only penalty): its exact bands, for the
-    # dice statistics. (The opposed action's aren't stored: hinders add penalty dice.)
-    chances = two_dice.check_distribution(
-        attribute=reaction.attribute_value,
-        difficulty=reaction.difficulty,
-        penalty=reaction.payment.unpaid,
-        ruleset=ruleset,
-    )
     event = record_roll(
         scene=scene,
         actor=actor,
@@ -321,7 +332,7 @@ def check_react(
         label="Hinder" if opposition == two_dice.HINDER else "Resist",
         outcome=outcome,
         parent=declared,
-        odds=stored_odds({"bands": ordered_bands(chances, two_dice.BANDS)}),
+        odds=_reaction_odds(reaction, ruleset),
     )
     _pay(event, character, reaction.payment)  # a reaction is an action: it costs too
     return event

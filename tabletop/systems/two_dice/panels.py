@@ -34,37 +34,14 @@ def _pending_context(
     members: dict[str, dict[str, Any]],
     now: datetime | None = None,
 ) -> dict[str, Any] | None:
+    """The check waiting for reactions as the table sees it: what it rolls, its odds, each
+    target, the reactions so far and who may still react; None when no check waits."""
     raw = state.get("pending")
     if not raw:
         return None
     action = two_dice.PendingAction.from_dict(raw["action"])
-    opposed = {o.reactor for o in action.oppositions}
-
-    def name(pid: str) -> str:
-        return members[pid]["name"] if pid in members else pid
-
     odds = action.odds()
     success = odds[two_dice.SUCCESS] + odds[two_dice.CRITICAL_SUCCESS]
-    targets = [
-        {
-            "id": t,
-            "name": name(t),
-            "penalty": action.known_penalty(t),
-            "success": percent(
-                sum((p for b, p in action.odds(t).items() if b in _SUCCEEDING), Fraction(0))
-            ),
-        }
-        for t in action.targets
-    ]
-    reactors = []
-    for pid in members:
-        if pid == action.actor or pid in opposed or not members[pid]["can_react"]:
-            continue
-        buys = _what_it_buys(action, pid)
-        label = _buys_label(name(action.actor), members[pid]["name"], buys)
-        reactors.append(
-            {**members[pid], "may_resist": pid in action.targets, "buys": buys, "label": label}
-        )
     return {
         "seq": raw["seq"],
         "actor": members.get(action.actor, {"name": action.actor, "owner_id": None}),
@@ -78,19 +55,67 @@ def _pending_context(
         "window_open": window_open(raw, now),
         "known_penalty": action.known_penalty(),
         "success": percent(success),
-        "targets": targets,
-        "oppositions": [
-            {
-                "kind": o.kind,
-                "reactor": name(o.reactor),
-                "total": o.reaction.total,
-                "succeeded": o.reaction.succeeded,
-                "penalty": o.penalty.amount if o.penalty else None,
-            }
-            for o in action.oppositions
-        ],
-        "reactors": reactors,
+        "targets": _targets_of(action, members),
+        "oppositions": _oppositions_of(action, members),
+        "reactors": _reactors_of(action, members),
     }
+
+
+def _member_name(members: dict[str, dict[str, Any]], pid: str) -> str:
+    """A participant's name; its id when it is not among the members."""
+    return members[pid]["name"] if pid in members else pid
+
+
+def _targets_of(
+    action: two_dice.PendingAction, members: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each target of the check: the penalty known against it, and the check's chance of
+    success against it."""
+    return [
+        {
+            "id": t,
+            "name": _member_name(members, t),
+            "penalty": action.known_penalty(t),
+            "success": percent(
+                sum((p for b, p in action.odds(t).items() if b in _SUCCEEDING), Fraction(0))
+            ),
+        }
+        for t in action.targets
+    ]
+
+
+def _oppositions_of(
+    action: two_dice.PendingAction, members: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The hinders and resists rolled so far: who, their total, and the penalty each laid."""
+    return [
+        {
+            "kind": o.kind,
+            "reactor": _member_name(members, o.reactor),
+            "total": o.reaction.total,
+            "succeeded": o.reaction.succeeded,
+            "penalty": o.penalty.amount if o.penalty else None,
+        }
+        for o in action.oppositions
+    ]
+
+
+def _reactors_of(
+    action: two_dice.PendingAction, members: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Who may still react (not the actor, not who already has, only who has a reaction left),
+    each with what a successful hinder or resist would buy, in numbers and in words."""
+    opposed = {o.reactor for o in action.oppositions}
+    reactors = []
+    for pid in members:
+        if pid == action.actor or pid in opposed or not members[pid]["can_react"]:
+            continue
+        buys = _what_it_buys(action, pid)
+        label = _buys_label(_member_name(members, action.actor), members[pid]["name"], buys)
+        reactors.append(
+            {**members[pid], "may_resist": pid in action.targets, "buys": buys, "label": label}
+        )
+    return reactors
 
 
 def _what_it_buys(action: two_dice.PendingAction, reactor: str) -> list[dict[str, str]]:
