@@ -20,7 +20,8 @@ Which path a command takes (``actions.run_command``):
    saves several rows, or a row on the condition that it is still as the command read it, in
    one statement; the twin locks, compares and saves in its transaction.
 4. **Rows it reads** (``statements``): the scene read, a check's character
-   (``character_in_campaign``, ``character_locked``), written once per connection, portable.
+   (``character_in_campaign``, ``character_locked``), planned once per connection
+   (``statements.PlannedPerConnection``), portable.
 
 What a path needs is passed in and what it found is returned: nothing is kept on the model
 objects it is given (tests/tabletop/test_layout.py holds it so).

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import Model
 
 from tabletop.scenes.fastpath.scenes import SceneRead
-from tabletop.scenes.fastpath.statements import WrittenOnce
+from tabletop.scenes.fastpath.statements import PlannedPerConnection
 from tabletop.scenes.models import Scene, SceneEvent
 
 #: Builds the event with its seq and the ledger head it chains onto (``record.record_event``).
@@ -82,8 +82,8 @@ def own_fields(row: Model, changes: dict[str, Any]) -> list[Any]:
     return fields
 
 
-class EventInsert(WrittenOnce[dict[str, Any]]):
-    """An event's INSERT written once per connection, every value prepared by its field as the
+class EventInsert(PlannedPerConnection[dict[str, Any]]):
+    """An event's INSERT planned once per connection, every value prepared by its field as the
     ORM's ``save`` prepares it (the ORM compiled the same INSERT afresh for every event).
     ``build`` gives ``fields``, the columns in order, and ``insert``; the PostgreSQL paths add
     their statements to the plan."""

@@ -1,6 +1,6 @@
-"""SQL written once per database connection, for the few statements every command runs: the
-scene read (with the actor's membership), a row read (a check's character, locked to pay), and
-the event's INSERT (``postgres``, ``portable``).
+"""SQL planned once per database connection (``PlannedPerConnection``), for the few statements
+every command runs: the scene read (with the actor's membership), a row read (a check's
+character, locked to pay), and the event's INSERT (``postgres``, ``portable``).
 
 The ORM compiles a query afresh each time it runs: for the scene read, the event's INSERT and
 a check's character, that cost several times the statement itself (bench/README.md). These
@@ -24,9 +24,9 @@ from tabletop.scenes.models import Scene
 Plan = TypeVar("Plan")
 
 
-class WrittenOnce(Generic[Plan]):
-    """A statement's plan (its SQL and what goes with it), built by ``build`` on the first use
-    of each connection and kept as long as the connection lives."""
+class PlannedPerConnection(Generic[Plan]):
+    """A statement planned once per connection: its plan (its SQL and what goes with it), built
+    by ``build`` on the first use of each connection and kept as long as the connection lives."""
 
     def __init__(self) -> None:
         self._plans: weakref.WeakKeyDictionary[Any, Plan] = weakref.WeakKeyDictionary()
@@ -85,7 +85,7 @@ def converted(row: Any, found: Converters, connection: Any) -> list[Any]:
     return values
 
 
-class RowRead(WrittenOnce[tuple[str, Converters]]):
+class RowRead(PlannedPerConnection[tuple[str, Converters]]):
     """One row of ``model`` by its primary key and, optionally, other columns that must
     match (``also``: field names), locked until commit with ``lock``. For the hot reads of a
     command (a check reads its character, then locks it to pay, then shows its new numbers):
@@ -156,7 +156,7 @@ class RowReads:
         return plan(pk, *also)
 
 
-class SceneStatement(WrittenOnce[tuple[str, Converters]]):
+class SceneStatement(PlannedPerConnection[tuple[str, Converters]]):
     """The scene, its campaign and whether a user is a member, in one statement: every command
     reads this (the ORM compiled the same join afresh each time, a third of a public roll's CPU:
     bench/README.md). ``lock``: the scene's row locked until commit, where the database locks
