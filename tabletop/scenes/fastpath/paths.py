@@ -1,5 +1,7 @@
 """The fast paths' one interface, ``Paths``: writing a scene's next event and saving rows, each
-in as few statements as the database allows, and what both implementations share.
+in as few statements as the database allows, and what both implementations share: the steps
+of writing an event (``Paths.write_event``; each implementation says how it writes, the hooks
+``_write_as_read`` and ``_write_next``).
 
 ``postgres.PostgresPaths`` writes each in one statement (data-modifying ``WITH``s);
 ``portable.PortablePaths`` is its twin on any database (SQLite, and PostgreSQL in the tests),
@@ -10,6 +12,7 @@ result.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -17,7 +20,7 @@ from typing import Any, ClassVar
 from django.db import transaction
 from django.db.models import Model
 
-from tabletop.scenes.fastpath.scenes import SceneRead
+from tabletop.scenes.fastpath.scenes import SceneMoved, SceneRead
 from tabletop.scenes.fastpath.statements import PlannedPerConnection
 from tabletop.scenes.models import Scene, SceneEvent
 
@@ -39,8 +42,11 @@ class Paths(ABC):
 
     #: "postgresql" or "portable".
     name: ClassVar[str]
+    #: Whether the event numbered as read is written in one statement (atomic on its own, so
+    #: outside a transaction only the fallback to the next seq opens one), or in several (a
+    #: transaction around the whole write).
+    one_statement: ClassVar[bool]
 
-    @abstractmethod
     def write_event(
         self, scene: Scene, numbered: Numbered, *, check: SceneRead | None, alone: bool
     ) -> SceneEvent:
@@ -53,7 +59,35 @@ class Paths(ABC):
         last seen (``check.scene``), and nothing is written unless the scene's row, its
         campaign's row and ``check.user_id``'s membership are still what the command went by:
         ``SceneMoved`` otherwise. ``alone``: no transaction is open (``one_write``); a write
-        of more than one statement opens its own."""
+        of more than one statement opens its own.
+
+        The steps are the same on both paths; each says how it writes (``_write_as_read``,
+        ``_write_next``)."""
+        as_read = not {"last_seq", "ledger_head"} & scene.get_deferred_fields()
+        with _atomic(alone and not self.one_statement):
+            if as_read:
+                event = numbered(scene.last_seq + 1, scene.ledger_head)
+                if self._write_as_read(scene, event, check):
+                    return event
+            if check is not None:
+                raise SceneMoved(scene.pk)  # nothing was written: the command reads the scene
+            with _atomic(alone and self.one_statement):
+                seq, head = next_seq(scene.pk)
+                event = numbered(seq, head)
+                self._write_next(scene, event)
+            return event
+
+    @abstractmethod
+    def _write_as_read(self, scene: Scene, event: SceneEvent, check: SceneRead | None) -> bool:
+        """Write ``event``, numbered from ``scene`` as the command read it, and move the
+        scene's seq and head to it, only if the scene's row still holds the seq and head the
+        command read (and, with ``check``, the scene, its campaign and the membership are as
+        seen). False, with nothing written, otherwise."""
+
+    @abstractmethod
+    def _write_next(self, scene: Scene, event: SceneEvent) -> None:
+        """Write ``event``, numbered by ``next_seq`` under the scene row's lock, and move the
+        scene's ledger head to it when it is in the chain."""
 
     @abstractmethod
     def save_together(self, *rows: Row) -> None:
@@ -70,6 +104,12 @@ class Paths(ABC):
         ``save_together`` saves them. False, with nothing saved, when the row changed since
         (or is gone). Two writers that read the same row never both pass. ``row`` itself is
         left as it was."""
+
+
+def _atomic(needed: bool) -> Any:
+    """A transaction of the write's own where ``needed``, else the one already open (or none,
+    for one statement)."""
+    return transaction.atomic() if needed else contextlib.nullcontext()
 
 
 def own_fields(row: Model, changes: dict[str, Any]) -> list[Any]:
