@@ -13,21 +13,23 @@ result.
 from __future__ import annotations
 
 import contextlib
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from django.db import transaction
 from django.db.models import Model
 
 from tabletop.scenes.fastpath.scenes import SceneMoved, SceneRead
-from tabletop.scenes.fastpath.statements import PlannedPerConnection
+from tabletop.scenes.fastpath.statements import PlannedPerConnection, character_locked
 from tabletop.scenes.models import Scene, SceneEvent
 
 #: Builds the event with its seq and the ledger head it chains onto (``record.record_event``).
 Numbered = Callable[[int, str], SceneEvent]
 #: A row and the names of the fields to save on it, as ``save(update_fields=...)`` would.
 Row = tuple[Model, list[str]]
+M = TypeVar("M", bound=Model)
 
 NEXT_SEQ = (
     f"UPDATE {Scene._meta.db_table} SET last_seq = last_seq + 1 WHERE id = %s "
@@ -97,13 +99,48 @@ class Paths(ABC):
     @abstractmethod
     def save_if_as_read(
         self, row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: Row
-    ) -> bool:
+    ) -> Model | None:
         """Save ``changes`` (field name -> new value, fields of ``row``'s own table) to
         ``row``'s row only if that row still holds ``as_read`` (the ``attname`` of every field
         of ``row``'s own table -> its value as the command read it), and ``also``'s rows as
-        ``save_together`` saves them. False, with nothing saved, when the row changed since
-        (or is gone). Two writers that read the same row never both pass. ``row`` itself is
-        left as it was."""
+        ``save_together`` saves them: None when saved. When the row changed since, nothing is
+        saved and the row as it is now comes back, read under its lock (``locked_now``: held
+        until the open transaction commits); a row that is gone raises its model's
+        ``DoesNotExist``. Two writers that read the same row never both pass. ``row`` itself
+        is left as it was."""
+
+    def change_row(self, row: M, change: Callable[[M], dict[str, Any]], *also: Row) -> M:
+        """Save ``change(sheet)`` (field name -> new value, fields of ``row``'s own table) with
+        ``also``'s rows, where ``sheet`` is ``row`` as the command read it if its row still
+        holds that (one statement on PostgreSQL: the row is not read again), else the row
+        locked and read as it is now (once: ``save_if_as_read`` gives it). ``change`` may set
+        the fields ``also`` saves (it runs once or twice); a field it leaves as it was is not
+        written from the locked row. The row as saved, a copy: ``row`` is left as it was. A
+        row that is gone raises its model's ``DoesNotExist``."""
+        meta = type(row)._meta
+        as_read = {f.attname: getattr(row, f.attname) for f in meta.local_concrete_fields}
+        changes = change(row)
+        now = self.save_if_as_read(row, as_read, changes, *also)
+        if now is None:
+            return _with(copy.copy(row), changes)
+        changes = {n: v for n, v in change(now).items() if getattr(now, n) != v}
+        self.save_together(*([(_with(now, changes), list(changes))] if changes else []), *also)
+        return now
+
+
+def _with(row: M, changes: dict[str, Any]) -> M:
+    for name, value in changes.items():
+        setattr(row, name, value)
+    return row
+
+
+def locked_now(row: M) -> M:
+    """``row``'s row as it is now, read under its lock until commit; its model's
+    ``DoesNotExist`` when it is gone."""
+    now = character_locked(type(row), row.pk)
+    if now is None:
+        raise type(row).DoesNotExist(f"No {type(row)._meta.verbose_name} {row.pk} to change.")
+    return now
 
 
 def _atomic(needed: bool) -> Any:

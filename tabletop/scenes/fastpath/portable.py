@@ -22,6 +22,7 @@ from tabletop.scenes.fastpath.paths import (
     EventInsert,
     Paths,
     Row,
+    locked_now,
     own_fields,
     written,
 )
@@ -71,16 +72,15 @@ class PortablePaths(Paths):
 
     def save_if_as_read(
         self, row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: Row
-    ) -> bool:
+    ) -> Model | None:
         fields = own_fields(row, changes)
-        with _transaction():
-            now = statements.character_locked(type(row), row.pk)
-            if now is None or any(getattr(now, f.attname) != as_read[f.attname] for f in fields):
-                return False
-            for name, value in changes.items():
-                setattr(now, name, value)
-            self.save_together((now, list(changes)), *also)
-        return True
+        now = locked_now(row)  # read once: compared, then saved or handed back as it is
+        if any(getattr(now, f.attname) != as_read[f.attname] for f in fields):
+            return now
+        for name, value in changes.items():
+            setattr(now, name, value)
+        self.save_together((now, list(changes)), *also)
+        return None
 
 
 def _unchanged(check: SceneRead) -> bool:

@@ -23,6 +23,7 @@ from tabletop.scenes.fastpath.paths import (
     EventInsert,
     Paths,
     Row,
+    locked_now,
     own_fields,
     written,
 )
@@ -127,7 +128,7 @@ class PostgresPaths(Paths):
 
     def save_if_as_read(
         self, row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: Row
-    ) -> bool:
+    ) -> Model | None:
         # One statement: the row's conditional UPDATE, then the others only if it passed. The
         # check runs on the row's newest version after any lock wait (READ COMMITTED).
         fields = own_fields(row, changes)
@@ -144,10 +145,10 @@ class PostgresPaths(Paths):
             [(sql, params), *((f"{s} AND EXISTS (SELECT 1 FROM u0)", v) for s, v in others)]
         )
         if found[0] != 1:
-            return False
+            return locked_now(row)  # it changed since (or is gone): nothing was saved
         if any(n != 1 for n in found[1:]):
             raise DatabaseError("Save with update_fields did not affect any rows.")
-        return True
+        return None
 
 
 def _updates(row: Model, names: list[str], connection: Any) -> list[tuple[str, list[Any]]]:
