@@ -54,8 +54,6 @@ from tabletop.scenes.fastpath.statements import character_in_campaign, character
 
 POSTGRESQL = PostgresPaths()
 PORTABLE = PortablePaths()
-#: Each implementation by its name (the tests run each fast path's assertions on both).
-IMPLEMENTATIONS: dict[str, Paths] = {p.name: p for p in (PORTABLE, POSTGRESQL)}
 
 
 def paths() -> Paths:
@@ -80,7 +78,6 @@ def change_row(row: M, change: Callable[[M], dict[str, Any]], *also: Row) -> M:
 
 
 __all__ = [
-    "IMPLEMENTATIONS",
     "PORTABLE",
     "POSTGRESQL",
     "Paths",
