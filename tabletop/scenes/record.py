@@ -183,7 +183,7 @@ def _deliver_on_commit(event: SceneEvent) -> None:
     """Broadcast the event once its transaction commits (at once where none is open), with the
     sheets its action notes meanwhile (``note_sheet``)."""
     broadcast = _Broadcast(event)
-    _waiting[id(event)] = broadcast
+    _waiting[event.pk] = broadcast
     transaction.on_commit(broadcast)
 
 
@@ -200,8 +200,10 @@ class _Broadcast:
         deliver.broadcast_event(self.event, sheets=self.sheets)
 
 
-#: The broadcast of each event recorded in a transaction still open, by the event object's id:
-#: the transaction's commit hooks hold it, and it is forgotten with them (run or rolled back).
+#: The broadcast of each event recorded in a transaction still open, by the event's row id
+#: (its pk: no other event's, where an object's ``id()`` may be a later object's): the
+#: transaction's commit hooks hold it, and it is forgotten with them (run or rolled back).
+#: ``note_sheet`` also checks that the event is the very object recorded.
 _waiting: weakref.WeakValueDictionary[int, _Broadcast] = weakref.WeakValueDictionary()
 
 
@@ -210,7 +212,7 @@ def note_sheet(event: SceneEvent, character: Character) -> None:
     (read under its row lock there, or saved on the condition it was as read, and that row's
     last write there): the broadcast renders the sheet's numbers from it instead of reading the
     row again. Nothing once the event's broadcast has gone (no transaction was open)."""
-    waiting = _waiting.get(id(event))
+    waiting = _waiting.get(event.pk)
     if waiting is not None and waiting.event is event:
         waiting.sheets[character.pk] = character
 
