@@ -321,3 +321,7 @@ LOGGING = {
 # Check every recorded event against the payload its kind declares (tabletop/scenes/payloads.py):
 # on in the test settings (typeguard is a development dependency), off in play.
 CHECK_EVENT_PAYLOADS = False
+# Refuse a second write outside a transaction in an action run without one (``scene_action(
+# atomic=False)``, tabletop/scenes/fastpath/onewrite.py): the guard counts every statement, so it
+# is on in the test settings, which run every such action under it, and off in play.
+CHECK_ONE_WRITE = False

@@ -10,3 +10,7 @@ INSTALLED_APPS = [*INSTALLED_APPS, "tests.tabletop.systems.sixth"]
 # Every recorded event is checked against the shapes its kind declares (tabletop.scenes.payloads),
 # as Zulip checks its events against their schemas in its tests.
 CHECK_EVENT_PAYLOADS = True
+
+# Every action run without a transaction (``scene_action(atomic=False)``) is held to its one write
+# outside a transaction: a second is refused before it runs (tabletop/scenes/fastpath/onewrite.py).
+CHECK_ONE_WRITE = True

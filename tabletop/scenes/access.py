@@ -36,7 +36,10 @@ def require_open(scene: Scene) -> None:
         raise ValidationError("This scene is not open for play.")
 
 
-def require_player(scene: Scene, actor: Any, character: Character) -> None:
-    """The character's own player, or the GM (who plays every NPC and foe)."""
+def require_player(
+    scene: Scene, actor: Any, character: Character, refusal: str | None = None
+) -> None:
+    """The character's own player, or the GM (who plays every NPC and foe); anyone else gets
+    ``refusal`` (by default: only the player or the GM can do that)."""
     if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:
-        raise PermissionDenied(f"Only {character.name}'s player or the GM can do that.")
+        raise PermissionDenied(refusal or f"Only {character.name}'s player or the GM can do that.")

@@ -25,6 +25,7 @@ from django.utils import timezone
 from tabletop.characters.models import Character
 from tabletop.scenes import deliver, fastpath, kinds, ledger
 from tabletop.scenes.commitments import commit
+from tabletop.scenes.fastpath.paths import Numbered
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 
 _command: ContextVar[list[str] | None] = ContextVar("scene_command", default=None)
@@ -67,23 +68,69 @@ def record_event(
     scene's head: the head of the scene as the command read it when no other event came since,
     else the real one, read with the next seq under the scene row's lock (``fastpath``).
     ``kind`` must be a registered ``EventKind`` (tabletop.scenes.kinds) that allows ``audience``.
-    """
+
+    The steps: the event refused unless its kind allows it (``_allowed``), planned
+    (``_planned``: what it holds before its seq, then built with its seq and ledger entry),
+    written (``_written``) and delivered after commit (``_deliver_on_commit``)."""
     alone = not transaction.get_connection().in_atomic_block
     assert not alone or fastpath.in_one_write(), "record_event needs a transaction (or one_write)"
+    public, secret = public or {}, secret or {}
+    recipients = _allowed(kind, audience, public, secret, recipients)
+    numbered = _planned(
+        scene=scene,
+        kind=kind,
+        actor=actor,
+        character=character,
+        audience=audience,
+        public=public,
+        secret=secret,
+        parent=parent,
+        recipients=recipients,
+    )
+    event = _written(scene, numbered, alone=alone)
+    _deliver_on_commit(event)
+    return event
+
+
+def _allowed(
+    kind: str, audience: str, public: dict[str, Any], secret: dict[str, Any], recipients: Any
+) -> list[int]:
+    """Refuse an event its kind does not declare (its payloads checked where
+    ``settings.CHECK_EVENT_PAYLOADS`` is on, its audience always), and recipients named for
+    anything but a whisper (or a whisper for nobody): the recipients, sorted."""
     declared = kinds.get(kind)
     if settings.CHECK_EVENT_PAYLOADS:
-        declared.check(public or {}, secret or {})
+        declared.check(public, secret)
     if audience not in declared.audiences:
         raise ValueError(f"A {kind} event is not recorded for the audience {audience!r}.")
     recipients = sorted(set(recipients))
     if bool(recipients) != (audience == Audience.WHISPER):
         raise ValueError("A whisper, and only a whisper, names its recipients.")
+    return recipients
+
+
+def _planned(
+    *,
+    scene: Scene,
+    kind: str,
+    actor: Any,
+    character: Any,
+    audience: str,
+    public: dict[str, Any],
+    secret: dict[str, Any],
+    parent: SceneEvent | None,
+    recipients: list[int],
+) -> Numbered:
+    """What the event holds before its seq (the command's id, which its first event carries;
+    the commitment to its secret; its time), and how it is built once the write knows its seq
+    and the head it chains onto (``numbered``, which may run twice: fastpath)."""
     pending = _command.get()
-    command_id = pending.pop() if pending else ""  # the command's first event carries its id
+    command_id = pending.pop() if pending else ""
     commitment, nonce = "", ""
     if secret and audience not in (Audience.EVERYONE, Audience.WHISPER):
         commitment, nonce = commit(secret)
     created_at = timezone.now()
+    in_chain = ledger.in_chain(audience)
 
     def numbered(seq: int, head: str) -> SceneEvent:
         event = SceneEvent(
@@ -93,8 +140,8 @@ def record_event(
             actor=actor,
             character=character,
             audience=audience,
-            public=public or {},
-            secret=secret or {},
+            public=public,
+            secret=secret,
             commitment=commitment,
             nonce=nonce,
             parent=parent,
@@ -102,27 +149,42 @@ def record_event(
             created_at=created_at,
             command_id=command_id,
         )
-        if ledger.in_chain(audience):
-            # The entry is frozen now: later spends may amend ``public``, never the chain.
-            event.ledger, event.ledger_hash = ledger.chain_entry(
-                event,
-                actor_name=actor.get_username() if actor is not None else None,
-                parent=parent,
-                prev=head,
-            )
+        if in_chain:
+            _chain(event, actor, parent, head)
         return event
 
-    # Numbered from the scene as the command read it where it can be; on a copy of the scene
-    # as this process last saw it, the command's first event checks it (``fastpath``).
+    return numbered
+
+
+def _chain(event: SceneEvent, actor: Any, parent: SceneEvent | None, head: str) -> None:
+    """The event's ledger entry, chained onto ``head``. The entry is frozen now: later spends
+    may amend ``public``, never the chain."""
+    event.ledger, event.ledger_hash = ledger.chain_entry(
+        event,
+        actor_name=actor.get_username() if actor is not None else None,
+        parent=parent,
+        prev=head,
+    )
+
+
+def _written(scene: Scene, numbered: Numbered, *, alone: bool) -> SceneEvent:
+    """Write the event (``fastpath.Paths.write_event``), numbered from the scene as the command
+    read it where it can be; on a copy of the scene as this process last saw it, the command's
+    first event checks it. ``scene`` moves with it: its seq and head are the event's."""
     check = fastpath.check_as_seen(scene)
     event = fastpath.paths().write_event(scene, numbered, check=check, alone=alone)
     scene.last_seq = event.seq
     if event.ledger_hash:
         scene.ledger_head = event.ledger_hash
-    broadcast = _Broadcast(event)
-    _waiting[id(event)] = broadcast
-    transaction.on_commit(broadcast)
     return event
+
+
+def _deliver_on_commit(event: SceneEvent) -> None:
+    """Broadcast the event once its transaction commits (at once where none is open), with the
+    sheets its action notes meanwhile (``note_sheet``)."""
+    broadcast = _Broadcast(event)
+    _waiting[event.pk] = broadcast
+    transaction.on_commit(broadcast)
 
 
 class _Broadcast:
@@ -138,8 +200,10 @@ class _Broadcast:
         deliver.broadcast_event(self.event, sheets=self.sheets)
 
 
-#: The broadcast of each event recorded in a transaction still open, by the event object's id:
-#: the transaction's commit hooks hold it, and it is forgotten with them (run or rolled back).
+#: The broadcast of each event recorded in a transaction still open, by the event's row id
+#: (its pk: no other event's, where an object's ``id()`` may be a later object's): the
+#: transaction's commit hooks hold it, and it is forgotten with them (run or rolled back).
+#: ``note_sheet`` also checks that the event is the very object recorded.
 _waiting: weakref.WeakValueDictionary[int, _Broadcast] = weakref.WeakValueDictionary()
 
 
@@ -148,7 +212,7 @@ def note_sheet(event: SceneEvent, character: Character) -> None:
     (read under its row lock there, or saved on the condition it was as read, and that row's
     last write there): the broadcast renders the sheet's numbers from it instead of reading the
     row again. Nothing once the event's broadcast has gone (no transaction was open)."""
-    waiting = _waiting.get(id(event))
+    waiting = _waiting.get(event.pk)
     if waiting is not None and waiting.event is event:
         waiting.sheets[character.pk] = character
 

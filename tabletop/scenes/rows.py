@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 
 from tabletop.characters.models import Character, sheet_joins, sheet_model
 from tabletop.scenes import fastpath
+from tabletop.scenes.access import require_player
 from tabletop.scenes.models import Audience, Scene, SceneEvent, with_sheet
 from tabletop.scenes.values import whole
 
@@ -30,8 +31,7 @@ def character_for_roll(*, scene: Scene, actor: Any, character_id: Any) -> Charac
     )
     if character is None:
         raise ValidationError("That character is not in this campaign.")
-    if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:
-        raise PermissionDenied("You can only roll for your own characters.")
+    require_player(scene, actor, character, "You can only roll for your own characters.")
     return character
 
 
@@ -59,10 +59,7 @@ def campaign_character(scene: Scene, raw: Any, what: str = "Pick a character.") 
     """Any character of the scene's campaign, by id (the action decides what may be done)."""
     if raw in (None, ""):
         raise ValidationError(what)
-    character = Character.objects.of_campaign(scene.campaign).filter(pk=whole(raw, what)).first()
-    if character is None:
-        raise ValidationError("That character is not in this campaign.")
-    return character
+    return _of_campaign(scene, raw, what, "That character is not in this campaign.")
 
 
 def is_latest_roll(event: SceneEvent) -> bool:
@@ -84,10 +81,15 @@ def foe_for(scene: Scene, raw: Any) -> Character | None:
     """The campaign's foe a panel picked (None when none was)."""
     if raw in (None, ""):
         return None
-    pk = whole(raw, "Pick a foe from the list.")
-    foe = (
-        Character.objects.of_campaign(scene.campaign).filter(pk=pk, kind=Character.Kind.FOE).first()
-    )
-    if foe is None:
-        raise ValidationError("That foe is not in this campaign.")
-    return foe
+    missing = "That foe is not in this campaign."
+    return _of_campaign(scene, raw, "Pick a foe from the list.", missing, kind=Character.Kind.FOE)
+
+
+def _of_campaign(scene: Scene, raw: Any, what: str, missing: str, **only: Any) -> Character:
+    """The campaign's character ``raw`` names (a whole number, else ``what`` as the error),
+    of those matching ``only``; ``missing`` as the error when there is none."""
+    found = Character.objects.of_campaign(scene.campaign).filter(pk=whole(raw, what), **only)
+    character = found.first()
+    if character is None:
+        raise ValidationError(missing)
+    return character

@@ -65,7 +65,7 @@ def fast_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
 
     if request.param == "postgresql" and not postgres_in_use():
         pytest.skip("PostgreSQL's fast paths: `make test-services`; the portable twin ran here")
-    chosen = fastpath.IMPLEMENTATIONS[request.param]
+    chosen = next(p for p in (fastpath.PORTABLE, fastpath.POSTGRESQL) if p.name == request.param)
     monkeypatch.setattr(fastpath, "paths", lambda: chosen)
     return chosen
 

@@ -16,11 +16,13 @@ Which path a command takes (``actions.run_command``):
    the command runs again on a fresh read). PostgreSQL: one statement, without a transaction
    for a roll that writes nothing else (``one_write``). Portable: the scene's row locked, read
    and compared, then written, in a transaction of its own.
-3. **Rows it saves** (``save_together``, ``save_if_as_read``, ``change_row``): PostgreSQL
-   saves several rows, or a row on the condition that it is still as the command read it, in
-   one statement; the twin locks, compares and saves in its transaction.
+3. **Rows it saves** (``save_together``, ``change_row``): PostgreSQL saves several rows, or a
+   row on the condition that it is still as the command read it (``Paths.save_if_as_read``),
+   in one statement; the twin reads the row once under its lock, compares and saves in the
+   command's transaction.
 4. **Rows it reads** (``statements``): the scene read, a check's character
-   (``character_in_campaign``, ``character_locked``), written once per connection, portable.
+   (``character_in_campaign``, ``character_locked``), planned once per connection
+   (``statements.PlannedPerConnection``), portable.
 
 What a path needs is passed in and what it found is returned: nothing is kept on the model
 objects it is given (tests/tabletop/test_layout.py holds it so).
@@ -28,15 +30,13 @@ objects it is given (tests/tabletop/test_layout.py holds it so).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from django.db import transaction
-from django.db.models import Model
 
 from tabletop.scenes.fastpath.onewrite import in_one_write, one_write
-from tabletop.scenes.fastpath.paths import Paths, Row
+from tabletop.scenes.fastpath.paths import M, Paths, Row
 from tabletop.scenes.fastpath.portable import PortablePaths
 from tabletop.scenes.fastpath.postgres import PostgresPaths
 from tabletop.scenes.fastpath.scenes import (
@@ -54,8 +54,6 @@ from tabletop.scenes.fastpath.statements import character_in_campaign, character
 
 POSTGRESQL = PostgresPaths()
 PORTABLE = PortablePaths()
-#: Each implementation by its name (the tests run each fast path's assertions on both).
-IMPLEMENTATIONS: dict[str, Paths] = {p.name: p for p in (PORTABLE, POSTGRESQL)}
 
 
 def paths() -> Paths:
@@ -72,44 +70,14 @@ def save_together(*rows: Row) -> None:
     paths().save_together(*rows)
 
 
-def save_if_as_read(
-    row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: Row
-) -> bool:
-    """``Paths.save_if_as_read``: save ``changes`` to ``row``'s row, and ``also``'s rows, only
-    if that row still holds ``as_read``; False, with nothing saved, when it changed."""
-    return paths().save_if_as_read(row, as_read, changes, *also)
-
-
-M = TypeVar("M", bound=Model)
-
-
 def change_row(row: M, change: Callable[[M], dict[str, Any]], *also: Row) -> M:
-    """Save ``change(sheet)`` (field name -> new value, fields of ``row``'s own table) with
-    ``also``'s rows, where ``sheet`` is ``row`` as the command read it if its row still holds
-    that (one statement on PostgreSQL: the row is not read again), else the row locked and read
-    as it is now. ``change`` may set the fields ``also`` saves (it runs once or twice); a field
-    it leaves as it was is not written from the locked row. The row as saved, a copy: ``row`` is
-    left as it was. A row that is gone raises its model's ``DoesNotExist``."""
-    fast = paths()
-    as_read = {f.attname: getattr(row, f.attname) for f in type(row)._meta.local_concrete_fields}
-    changes = change(row)
-    if fast.save_if_as_read(row, as_read, changes, *also):
-        saved = copy.copy(row)
-        for name, value in changes.items():
-            setattr(saved, name, value)
-        return saved
-    locked = character_locked(type(row), row.pk)
-    if locked is None:
-        raise type(row).DoesNotExist(f"No {type(row)._meta.verbose_name} {row.pk} to change.")
-    changes = {n: v for n, v in change(locked).items() if getattr(locked, n) != v}
-    for name, value in changes.items():
-        setattr(locked, name, value)
-    fast.save_together(*([(locked, list(changes))] if changes else []), *also)
-    return locked
+    """``Paths.change_row``: save ``change(sheet)`` with ``also``'s rows, where ``sheet`` is
+    ``row`` as the command read it if its row still holds that, else the row locked and read as
+    it is now. The row as saved, a copy: ``row`` is left as it was."""
+    return paths().change_row(row, change, *also)
 
 
 __all__ = [
-    "IMPLEMENTATIONS",
     "PORTABLE",
     "POSTGRESQL",
     "Paths",
@@ -126,7 +94,6 @@ __all__ = [
     "paths",
     "read_scene",
     "running_on",
-    "save_if_as_read",
     "save_together",
     "saw_scene",
     "scene_as_seen",

@@ -20,14 +20,13 @@ from tabletop.scenes.fastpath import statements
 from tabletop.scenes.fastpath.paths import (
     NEW_HEAD,
     EventInsert,
-    Numbered,
     Paths,
     Row,
-    next_seq,
+    locked_now,
     own_fields,
     written,
 )
-from tabletop.scenes.fastpath.scenes import SceneMoved, SceneRead
+from tabletop.scenes.fastpath.scenes import SceneRead
 from tabletop.scenes.models import Scene, SceneEvent
 
 _MOVE = (
@@ -38,36 +37,33 @@ _MOVE = (
 
 class PortablePaths(Paths):
     name = "portable"
+    one_statement = False  # the scene's row is locked or moved, then the event written
 
     def __init__(self) -> None:
         self._insert = EventInsert()
 
-    def write_event(
-        self, scene: Scene, numbered: Numbered, *, check: SceneRead | None, alone: bool
-    ) -> SceneEvent:
-        as_read = not {"last_seq", "ledger_head"} & scene.get_deferred_fields()
-        with transaction.atomic() if alone else contextlib.nullcontext():
-            if check is not None and not (as_read and _unchanged(check)):
-                raise SceneMoved(scene.pk)  # before any write: nothing to undo
-            if as_read:
-                # Numbered from the scene as the command read it: the scene's row moves only
-                # if no event came since (it holds the seq and head the command read).
-                event = numbered(scene.last_seq + 1, scene.ledger_head)
-                moved = [event.seq, event.ledger_hash or scene.ledger_head, scene.pk]
-                if _execute(_MOVE, [*moved, scene.last_seq, scene.ledger_head]) == 1:
-                    return self._write(event)
-            seq, head = next_seq(scene.pk)
-            event = self._write(numbered(seq, head))
-            if event.ledger_hash:
-                _execute(NEW_HEAD, [event.ledger_hash, scene.pk])
-            return event
+    def _write_as_read(self, scene: Scene, event: SceneEvent, check: SceneRead | None) -> bool:
+        if check is not None and not _unchanged(check):
+            return False  # before any write: nothing to undo
+        # The scene's row moves only if no event came since (it holds the seq and head the
+        # command read).
+        moved = [event.seq, event.ledger_hash or scene.ledger_head, scene.pk]
+        if _execute(_MOVE, [*moved, scene.last_seq, scene.ledger_head]) != 1:
+            return False
+        self._write(event)
+        return True
 
-    def _write(self, event: SceneEvent) -> SceneEvent:
+    def _write_next(self, scene: Scene, event: SceneEvent) -> None:
+        self._write(event)
+        if event.ledger_hash:
+            _execute(NEW_HEAD, [event.ledger_hash, scene.pk])
+
+    def _write(self, event: SceneEvent) -> None:
         connection = transaction.get_connection()
         insert = self._insert.plan(connection)["insert"]
         with connection.cursor() as cursor:
             cursor.execute(insert, self._insert.values(event, connection))
-            return written(event, cursor.fetchone()[0], connection)
+            written(event, cursor.fetchone()[0], connection)
 
     def save_together(self, *rows: Row) -> None:
         with _transaction() if len(rows) > 1 else contextlib.nullcontext():
@@ -76,16 +72,15 @@ class PortablePaths(Paths):
 
     def save_if_as_read(
         self, row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: Row
-    ) -> bool:
+    ) -> Model | None:
         fields = own_fields(row, changes)
-        with _transaction():
-            now = statements.character_locked(type(row), row.pk)
-            if now is None or any(getattr(now, f.attname) != as_read[f.attname] for f in fields):
-                return False
-            for name, value in changes.items():
-                setattr(now, name, value)
-            self.save_together((now, list(changes)), *also)
-        return True
+        now = locked_now(row)  # read once: compared, then saved or handed back as it is
+        if any(getattr(now, f.attname) != as_read[f.attname] for f in fields):
+            return now
+        for name, value in changes.items():
+            setattr(now, name, value)
+        self.save_together((now, list(changes)), *also)
+        return None
 
 
 def _unchanged(check: SceneRead) -> bool:

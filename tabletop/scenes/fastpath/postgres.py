@@ -10,7 +10,6 @@ hold it to.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from django.db import DatabaseError, transaction
@@ -22,14 +21,13 @@ from tabletop.scenes.fastpath import statements
 from tabletop.scenes.fastpath.paths import (
     NEW_HEAD,
     EventInsert,
-    Numbered,
     Paths,
     Row,
-    next_seq,
+    locked_now,
     own_fields,
     written,
 )
-from tabletop.scenes.fastpath.scenes import SceneMoved, SceneRead
+from tabletop.scenes.fastpath.scenes import SceneRead
 from tabletop.scenes.models import Scene, SceneEvent
 
 
@@ -105,27 +103,18 @@ class _Statements(EventInsert):
 
 class PostgresPaths(Paths):
     name = "postgresql"
+    one_statement = True  # the event, the scene's seq and head, and any check: one statement
 
     def __init__(self) -> None:
         self._insert = _Statements()
 
-    def write_event(
-        self, scene: Scene, numbered: Numbered, *, check: SceneRead | None, alone: bool
-    ) -> SceneEvent:
-        if not {"last_seq", "ledger_head"} & scene.get_deferred_fields():
-            # The scene as the command read it (moments ago, under its scene's lock in this
-            # process): the statement writes only if no event came since, else nothing.
-            event = numbered(scene.last_seq + 1, scene.ledger_head)
-            if self._insert(event, after=(scene.last_seq, scene.ledger_head), check=check):
-                return event
-        if check is not None:
-            raise SceneMoved(scene.pk)  # nothing was written: the command reads the scene
-        # Two statements: an event recorded alone (``one_write``) opens its transaction.
-        with transaction.atomic() if alone else contextlib.nullcontext():
-            seq, head = next_seq(scene.pk)
-            event = numbered(seq, head)
-            self._insert(event)
-        return event
+    def _write_as_read(self, scene: Scene, event: SceneEvent, check: SceneRead | None) -> bool:
+        # The scene as the command read it (moments ago, under its scene's lock in this
+        # process): the statement writes only if no event came since, else nothing.
+        return self._insert(event, after=(scene.last_seq, scene.ledger_head), check=check)
+
+    def _write_next(self, scene: Scene, event: SceneEvent) -> None:
+        self._insert(event)  # the new head in the same statement (``with_head``)
 
     def save_together(self, *rows: Row) -> None:
         if len(rows) < 2:
@@ -139,7 +128,7 @@ class PostgresPaths(Paths):
 
     def save_if_as_read(
         self, row: Model, as_read: dict[str, Any], changes: dict[str, Any], *also: Row
-    ) -> bool:
+    ) -> Model | None:
         # One statement: the row's conditional UPDATE, then the others only if it passed. The
         # check runs on the row's newest version after any lock wait (READ COMMITTED).
         fields = own_fields(row, changes)
@@ -156,10 +145,10 @@ class PostgresPaths(Paths):
             [(sql, params), *((f"{s} AND EXISTS (SELECT 1 FROM u0)", v) for s, v in others)]
         )
         if found[0] != 1:
-            return False
+            return locked_now(row)  # it changed since (or is gone): nothing was saved
         if any(n != 1 for n in found[1:]):
             raise DatabaseError("Save with update_fields did not affect any rows.")
-        return True
+        return None
 
 
 def _updates(row: Model, names: list[str], connection: Any) -> list[tuple[str, list[Any]]]:

@@ -1,6 +1,6 @@
-"""SQL written once per database connection, for the few statements every command runs: the
-scene read (with the actor's membership), a row read (a check's character, locked to pay), and
-the event's INSERT (``postgres``, ``portable``).
+"""SQL planned once per database connection (``PlannedPerConnection``), for the few statements
+every command runs: the scene read (with the actor's membership), a row read (a check's
+character, locked to pay), and the event's INSERT (``postgres``, ``portable``).
 
 The ORM compiles a query afresh each time it runs: for the scene read, the event's INSERT and
 a check's character, that cost several times the statement itself (bench/README.md). These
@@ -14,7 +14,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, Generic, TypeVar
 
-from django.db import connections, router, transaction
+from django.db import connections, router
 from django.db.models import Field, Model
 from django.db.models.expressions import Col
 
@@ -24,9 +24,9 @@ from tabletop.scenes.models import Scene
 Plan = TypeVar("Plan")
 
 
-class WrittenOnce(Generic[Plan]):
-    """A statement's plan (its SQL and what goes with it), built by ``build`` on the first use
-    of each connection and kept as long as the connection lives."""
+class PlannedPerConnection(Generic[Plan]):
+    """A statement planned once per connection: its plan (its SQL and what goes with it), built
+    by ``build`` on the first use of each connection and kept as long as the connection lives."""
 
     def __init__(self) -> None:
         self._plans: weakref.WeakKeyDictionary[Any, Plan] = weakref.WeakKeyDictionary()
@@ -77,15 +77,36 @@ def converters(connection: Any, fields: list[tuple[str, Field]]) -> Converters:
 
 
 def converted(row: Any, found: Converters, connection: Any) -> list[Any]:
-    """The row's first ``len(found)`` values as the ORM would give them."""
-    values = list(row[: len(found)])
+    """The row's values, the first ``len(found)`` as the ORM would give them (any after those
+    as the database gave them)."""
+    values = list(row)
     for i, (col, convert_all) in enumerate(found):
         for convert in convert_all:
             values[i] = convert(values[i], col, connection)
     return values
 
 
-class RowRead(WrittenOnce[tuple[str, Converters]]):
+class PlannedRead(PlannedPerConnection[tuple[str, Converters]]):
+    """A read of one row, planned once per connection: ``build`` gives its SQL and the
+    converters of the columns it reads as model fields; ``fetch`` runs it. ``lock``: the row is
+    read under its lock until commit (a transaction must be open)."""
+
+    def __init__(self, *, lock: bool = False) -> None:
+        super().__init__()
+        self.lock = lock
+
+    def fetch(self, connection: Any, params: list[Any]) -> list[Any] | None:
+        """The row's values as the ORM would give them, or None when there is none."""
+        if self.lock:
+            assert connection.in_atomic_block, "a locked read needs a transaction"
+        statement, found = self.plan(connection)
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            row = cursor.fetchone()
+        return None if row is None else converted(row, found, connection)
+
+
+class RowRead(PlannedRead):
     """One row of ``model`` by its primary key and, optionally, other columns that must
     match (``also``: field names), locked until commit with ``lock``. For the hot reads of a
     command (a check reads its character, then locks it to pay, then shows its new numbers):
@@ -93,8 +114,8 @@ class RowRead(WrittenOnce[tuple[str, Converters]]):
     (bench/README.md)."""
 
     def __init__(self, model: type[Model], *, also: tuple[str, ...] = (), lock: bool = False):
-        super().__init__()
-        self.model, self.also, self.lock = model, also, lock
+        super().__init__(lock=lock)
+        self.model, self.also = model, also
 
     def build(self, connection: Any) -> tuple[str, Converters]:
         quote = connection.ops.quote_name
@@ -126,19 +147,11 @@ class RowRead(WrittenOnce[tuple[str, Converters]]):
 
     def __call__(self, pk: Any, *also: Any) -> Any:
         """The row, or None when there is none (``pk`` and ``also``'s values, in order)."""
-        if self.lock:
-            assert transaction.get_connection().in_atomic_block, "a locked read needs a transaction"
         if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in (pk, *also)):
             return None  # no key is that long (SQLite would refuse the number outright)
         connection = connections[router.db_for_write(self.model)]
-        statement, found = self.plan(connection)
-        with connection.cursor() as cursor:
-            cursor.execute(statement, [pk, *also])
-            row = cursor.fetchone()
-        if row is None:
-            return None
-        values = converted(row, found, connection)
-        return self.model.from_db(connection.alias, None, values)
+        values = self.fetch(connection, [pk, *also])
+        return None if values is None else self.model.from_db(connection.alias, None, values)
 
 
 class RowReads:
@@ -156,15 +169,11 @@ class RowReads:
         return plan(pk, *also)
 
 
-class SceneStatement(WrittenOnce[tuple[str, Converters]]):
+class SceneStatement(PlannedRead):
     """The scene, its campaign and whether a user is a member, in one statement: every command
     reads this (the ORM compiled the same join afresh each time, a third of a public roll's CPU:
     bench/README.md). ``lock``: the scene's row locked until commit, where the database locks
     rows (the portable twin's check of a scene as last seen)."""
-
-    def __init__(self, *, lock: bool = False) -> None:
-        super().__init__()
-        self.lock = lock
 
     def build(self, connection: Any) -> tuple[str, Converters]:
         quote = connection.ops.quote_name
@@ -185,23 +194,17 @@ class SceneStatement(WrittenOnce[tuple[str, Converters]]):
     def __call__(self, scene_id: int, user_id: Any) -> tuple[Scene, bool] | None:
         """The scene (its campaign read with it) and whether ``user_id`` is a member of that
         campaign, or None when there is no such scene."""
-        if self.lock:
-            assert transaction.get_connection().in_atomic_block, "a locked read needs a transaction"
         # A locked read runs where the transaction holding its lock is: the write database.
         alias = router.db_for_write(Scene) if self.lock else router.db_for_read(Scene)
         connection = connections[alias]
-        statement, found = self.plan(connection)
-        with connection.cursor() as cursor:
-            cursor.execute(statement, [user_id, scene_id])
-            row = cursor.fetchone()
-        if row is None:
+        values = self.fetch(connection, [user_id, scene_id])
+        if values is None:
             return None
-        values = converted(row, found, connection)
         n = len(Scene._meta.concrete_fields)
         scene = Scene.from_db(connection.alias, None, values[:n])
-        campaign = Campaign.from_db(connection.alias, None, values[n:])
+        campaign = Campaign.from_db(connection.alias, None, values[n:-1])
         Scene._meta.get_field("campaign").set_cached_value(scene, campaign)
-        return scene, bool(row[-1])
+        return scene, bool(values[-1])
 
 
 #: The scene a command goes by, with its campaign and the actor's membership.

@@ -1,6 +1,6 @@
-"""The hot reads written once as SQL (``fastpath.statements``: the scene read, a row read) read
-what the ORM reads, the writes of both fast paths (``fast_paths``) write what the ORM would have
-written, and the heartbeat of a quiet scene is three statements."""
+"""The hot reads planned once per connection (``fastpath.statements``: the scene read, a row
+read) read what the ORM reads, the writes of both fast paths (``fast_paths``) write what the ORM
+would have written, and the heartbeat of a quiet scene is three statements."""
 
 from __future__ import annotations
 

@@ -2,24 +2,30 @@
 (``fastpath.one_write``): on PostgreSQL a roll that sets nothing going is the scene read and one
 statement; the portable twin opens the event's transaction itself. A roll that sets something
 going stays all or nothing, a scene that moved since it was read still gets the next seq and
-the real head, and a second write outside a transaction is refused before it runs."""
+the real head, and a second write outside a transaction is refused before it runs: where
+``settings.CHECK_ONE_WRITE`` is on (these settings), under which every action declared
+``scene_action(atomic=False)`` runs here; in play it is off, and nothing counts statements."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 
 import pytest
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
-from django.test.utils import CaptureQueriesContext
+from django.test.utils import CaptureQueriesContext, override_settings
 
-from tabletop.scenes import actions, ledger
+from tabletop.scenes import actions, kit, ledger
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.fastpath import one_write
+from tabletop.scenes.fastpath.onewrite import OneWriteGuard
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.record import record_event
 from tabletop.scenes.rollkinds import GENERIC_KINDS, ROLL_KINDS
-from tests.support.statements import kinds
+from tests.support.statements import kind, kinds
 
 # Outside the test's own transaction: what runs alone must really commit alone. Each test runs
 # on both fast paths (``fast_paths``): the portable twin in `make test` and `make
@@ -97,6 +103,7 @@ def test_an_event_alone_on_a_scene_that_moved_gets_the_next_seq_and_the_real_hea
 
 
 def test_a_second_write_outside_a_transaction_is_refused_before_it_runs(table):
+    assert settings.CHECK_ONE_WRITE  # the test settings turn the guard on
     scene = Scene.objects.filter(pk=table.scene.pk)
     refused = pytest.raises(TransactionManagementError, match="needs transaction.atomic")
     with refused, one_write():
@@ -115,3 +122,78 @@ def test_an_event_outside_a_transaction_and_outside_one_write_is_refused(table):
     with pytest.raises(AssertionError, match="needs a transaction"):
         record_event(scene=table.scene, kind="chat", actor=table.bob, public={"text": "hi"})
     assert not SceneEvent.objects.filter(scene=table.scene, kind="chat").exists()
+
+
+def test_in_play_the_guard_is_off_and_nothing_counts_statements(table):
+    # CHECK_ONE_WRITE is off in play (tabletop/settings.py): no wrapper on the connection, so
+    # the statements of an action run without a transaction cost nothing more.
+    scene = Scene.objects.filter(pk=table.scene.pk)
+    with override_settings(CHECK_ONE_WRITE=False), one_write():
+        assert connection.execute_wrappers == []
+        scene.update(name="First")
+        scene.update(name="Second")  # not refused: nothing counts
+    assert scene.get().name == "Second"
+    with one_write():  # on again (the test settings): the guard is on the connection
+        assert [type(w) for w in connection.execute_wrappers] == [OneWriteGuard]
+
+
+@contextlib.contextmanager
+def writes_seen() -> Iterator[list[tuple[str, bool, bool]]]:
+    """Each write run inside: its kind, whether the one-write guard was on the connection, and
+    whether a transaction was open."""
+    seen: list[tuple[str, bool, bool]] = []
+
+    def spy(execute, sql, params, many, context):
+        if sql.lstrip()[:6].upper() != "SELECT":
+            guarded = any(isinstance(w, OneWriteGuard) for w in connection.execute_wrappers)
+            seen.append((kind(sql), guarded, connection.in_atomic_block))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(spy):
+        yield seen
+
+
+def _strikes_back(*, event, rng):
+    # What a roll sets going: a write more, in the roll's transaction (of a row the scene as
+    # seen does not hold, so the next command still runs on it).
+    SceneEvent.objects.filter(pk=event.pk).update(nonce="struck")
+
+
+#: Every action declared ``scene_action(atomic=False)``, by name, and the commands that run it
+#: here: each one's variants (a roll that sets nothing going, private, blind, one that sets
+#: something going; a line, a whisper). A new such action fails the test until it is listed.
+RUN_ALONE = {
+    "tabletop.scenes.actions.rolls.roll": [
+        ("roll", {"roll_kind": "expression", "mode": "public", "expression": "2d6+3"}),
+        ("roll", {"roll_kind": "expression", "mode": "gm", "expression": "2d6+3"}),
+        ("roll", {"roll_kind": "expression", "mode": "blind", "expression": "2d6+3"}),
+        ("roll", {"roll_kind": "striking", "mode": "public", "expression": "1d6"}),
+    ],
+    "tabletop.scenes.actions.talk.chat": [
+        ("chat", {"text": "Ready?"}),
+        ("chat", {"text": "Only you.", "to": ["{gm}"]}),
+    ],
+}
+
+
+def test_every_action_run_without_a_transaction_runs_under_the_guard(
+    table, fast_paths, monkeypatch
+):
+    declared = {f"{a.__module__}.{a.__qualname__}" for a in kit._EVENT_FIRST}
+    assert declared == set(RUN_ALONE)
+    striking = dataclasses.replace(ROLL_KINDS["expression"], consequences=_strikes_back)
+    monkeypatch.setitem(ROLL_KINDS, "striking", dataclasses.replace(striking, name="striking"))
+    monkeypatch.setitem(GENERIC_KINDS, "striking", ROLL_KINDS["striking"])
+    for name, commands in RUN_ALONE.items():
+        for command, data in commands:
+            data = {**data, "to": [table.gm.pk] if "to" in data else []}
+            data = {"character": "", **data} if command == "roll" else data
+            with writes_seen() as seen:
+                actions.run_command(
+                    command=command, scene_id=table.scene.pk, user=table.alice, data=data
+                )
+            # Every write it made ran with the guard on, and at most one outside a transaction
+            # (PostgreSQL's event statement, or SQLite's BEGIN); the rest inside.
+            assert seen and all(guarded for _kind, guarded, _open in seen), (name, data, seen)
+            assert len([k for k, _guarded, inside in seen if not inside]) <= 1, (name, seen)
+    assert SceneEvent.objects.filter(nonce="struck").count() == 1  # what the roll set going

@@ -215,7 +215,7 @@ def test_simultaneous_checks_never_pay_more_than_the_sheet_holds_on_postgres(fas
 
 
 def test_a_check_pays_from_the_sheet_it_read_and_saves_it_with_its_card(fast_paths):
-    # fastpath.save_if_as_read: on PostgreSQL the sheet is not read again, locked, but saved
+    # Paths.save_if_as_read: on PostgreSQL the sheet is not read again, locked, but saved
     # with the card on the condition that it is as read, in one statement; the portable twin
     # reads it once, locked, and saves it with the card. (The frames' numbers:
     # two_dice/test_resources.py, run on both too.)
@@ -249,10 +249,19 @@ def test_a_check_whose_sheet_changed_since_it_was_read_pays_from_the_row_as_it_i
     )
     # The GM spends Focus elsewhere between the roll's read and its payment.
     type(ayla).objects.filter(pk=ayla.pk).update(resources={"Focus": {"current": 1, "max": 5}})
-    event = actions.roll(
-        scene=table.scene, actor=table.alice, roll_kind="two_dice", character=ayla, data=CHECK
-    )
+    with CaptureQueriesContext(connection) as queries:
+        event = actions.roll(
+            scene=table.scene, actor=table.alice, roll_kind="two_dice", character=ayla, data=CHECK
+        )
     assert ayla.resources["Focus"]["current"] == 5  # the command's copy is left as it was
+    # The row as it is now is read once, under its lock, and pays: on PostgreSQL after the
+    # conditional save found it changed; the portable twin's one locked read compares and pays.
+    sheet = TwoDiceSheet._meta.db_table
+    statements = [q["sql"] for q in queries.captured_queries]
+    locked = [s for s in statements if s.startswith("SELECT") and sheet in s]
+    assert len(locked) == 1, statements
+    if fast_paths.name == "postgresql":
+        assert "FOR UPDATE" in locked[0], statements
     fresh = Character.objects.get(pk=ayla.pk).sheet
     event.refresh_from_db()
     assert fresh.resources["Focus"]["current"] == 0 and event.public["paid_from_sheet"] == 1
