@@ -228,7 +228,7 @@ def stale_panels(event: SceneEvent) -> frozenset[str]:
 
 # --- the Sheet tool ------------------------------------------------------------------------------
 # A character's sheet at the table: its currencies as the party panel shows them and the rollable
-# numbers its system declares (``System.rollables``), each a button that fills its roll panel
+# numbers its system declares (``System.rollables``), each a button that fills its roll form
 # (static/js/scene.js). Nothing of it is pushed: its currencies mirror the party panel's and the
 # GM table's cells (their ids), which the events above keep live, so it costs no frame or render.
 
@@ -250,7 +250,7 @@ def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
     """Each of the viewer's sheets (``sheet_characters``) for ``scenes/_sheet_tool.html``: the
     character, its currencies (the party panel's row, and the prefix of the cells they mirror:
     the party panel's for a player's character, the GM table's for the GM's) and its rollables
-    by section, those of roll kinds the scene's roll panels offer, with their fields as JSON."""
+    by section, those of roll kinds the scene's roll forms offer, with their fields as JSON."""
     characters = sheet_characters(scene, viewer)
     if not characters:
         return []

@@ -106,7 +106,7 @@ def scene_status(request: HttpRequest, pk: int, change: str) -> HttpResponse:
 @login_required
 @require_GET
 def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
-    """The exact odds of the roll the panel describes (an htmx partial, updated on input)."""
+    """The exact odds of the roll the roll form describes (an htmx partial, updated on input)."""
     scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
     _viewer_for(scene.campaign, request)
     kind = ROLL_KINDS.get(request.GET.get("roll_kind", ""))

@@ -52,7 +52,7 @@ class Currency:
 class Rollable:
     """One rollable number of a character's sheet, as its system declares it (``System.rollables``)
     and the scene's Sheet tool draws it: a button named "Roll Acrobatics (3)" that opens the roll
-    panel of ``roll_kind`` with the character and ``fields`` picked, in the table-wide mode."""
+    form of ``roll_kind`` with the character and ``fields`` picked, in the table-wide mode."""
 
     #: The heading it is listed under, in the order first named: "Skills", "Attacks".
     section: str
@@ -60,11 +60,11 @@ class Rollable:
     label: str
     #: The number the sheet shows for it: "3", "+2", "55".
     value: str
-    #: The roll kind (``RollKind.name``) whose panel makes the roll; one its panels offer.
+    #: The roll kind (``RollKind.name``) whose roll form makes the roll; one its roll forms offer.
     roll_kind: str
-    #: The panel's fields that pick it ({"skill_name": "Acrobatics"}): a select's option, a
-    #: radio's value, a text; a checkbox named here is ticked, every other one of the panel
-    #: is unticked. Fields not named keep what the player left in them (the difficulty).
+    #: The roll form's fields that pick it ({"skill_name": "Acrobatics"}): a select's option, a
+    #: radio's value, a text; a checkbox named here is ticked, every other one of the roll
+    #: form is unticked. Fields not named keep what the player left in them (the difficulty).
     fields: Mapping[str, str]
     #: The button's first words: "Roll", "Attack with".
     verb: str = "Roll"
@@ -94,7 +94,7 @@ class DieReading:
 class System:
     """Everything the generic code needs to know of one game system.
 
-    ``roll_kinds``: ``RollKind``s (tabletop.scenes.rollkinds) its roll panels offer.
+    ``roll_kinds``: ``RollKind``s (tabletop.scenes.rollkinds) its roll forms offer.
     ``panels``: ``ProcedurePanel``s (tabletop.scenes.procedures) shown on its scene page.
     ``commands``: websocket commands (tabletop.scenes.commands.Command) of its procedures.
     ``event_kinds``: ``EventKind``s (tabletop.scenes.kinds) its actions record.
@@ -112,7 +112,7 @@ class System:
     ``demo``: ``demo(campaign, users) -> None`` builds the demo table's characters.
     ``rollables``: ``rollables(character, ruleset) -> list[Rollable]`` every number of the
     character's sheet its rules roll (a skill, an attribute, a training perk...), in reading
-    order: the scene's Sheet tool draws each as a button that fills that roll's panel.
+    order: the scene's Sheet tool draws each as a button that fills that roll's roll form.
     ``currencies``: the ``Currency``s and harm its characters carry, in the order its tables
     show them: columns of its ``sheet_model``.
     ``pools``: ``pools(character, spec) -> list[dict]`` its characters' pools, each

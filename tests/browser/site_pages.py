@@ -145,7 +145,7 @@ NOT_PAGES: dict[str, str] = {
     "characters:adjust": "POST only; its htmx panel is part of character-detail-gm",
     "scenes:open": "POST only; it redirects to the scene",
     "scenes:close": "POST only; it redirects to the scene",
-    "scenes:odds": "an htmx fragment of the scene page's roll panels",
+    "scenes:odds": "an htmx fragment of the scene page's roll forms",
     "scenes:earlier": "an htmx fragment of the scene page's log",
     "scenes:ledger_json": "a download (the session ledger), linked from the scene page's head",
     "scenes:ledger_md": "a download (the session ledger), linked from the scene page's head",

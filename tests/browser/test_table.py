@@ -210,14 +210,14 @@ def test_a_quiet_reconnect_marks_no_later_card_as_missed(table):
     expect(bob.page.locator("#missed-marker")).to_have_count(0)
 
 
-def test_the_table_wide_roll_mode_is_every_panel_s_default(table):
+def test_the_table_wide_roll_mode_is_every_roll_form_s_default(table):
     gm, alice, bob = table
     dice = alice.page.locator("details", has=alice.page.locator("summary", has_text="Dice"))
     dice.locator("summary").click()
-    panel_mode = dice.get_by_label("Mode")
-    expect(panel_mode).to_have_value("public")
+    form_mode = dice.get_by_label("Mode")
+    expect(form_mode).to_have_value("public")
     alice.page.get_by_label("Rolls").select_option(label="Blind to GM")
-    expect(panel_mode).to_have_value("blind")
+    expect(form_mode).to_have_value("blind")
 
     dice.get_by_label("Dice expression").fill("1d2+33331")
     dice.get_by_role("button", name="Roll").click()
@@ -230,13 +230,13 @@ def test_the_table_wide_roll_mode_is_every_panel_s_default(table):
     expect(gm.page.locator(".event-roll").last).to_contain_text(re.compile("3333[23]"))
     assert not re.search("3333[23]", alice.everything() + bob.everything())
 
-    # One roll in another mode; the panel then goes back to the table's.
-    panel_mode.select_option("public")
+    # One roll in another mode; the roll form then goes back to the table's.
+    form_mode.select_option("public")
     dice.get_by_label("Dice expression").fill("1d2+22220")
     dice.get_by_role("button", name="Roll").click()
     for seat in table:
         expect(seat.page.locator(".event-roll").last).to_contain_text(re.compile("2222[12]"))
-    expect(panel_mode).to_have_value("blind")
+    expect(form_mode).to_have_value("blind")
     # The page remembers the table's mode.
     alice.page.reload()
     expect(alice.page.get_by_label("Rolls")).to_have_value("blind")

@@ -73,7 +73,7 @@ def maneuver_track(
     ruleset = scene.campaign.effective_ruleset()
     args = percentile_kinds.maneuver_args(data, character, ruleset)
     skill, column = args.pop("skill"), args.pop("column")
-    args.pop("retry_failures")  # typed by hand on the roll panel; the tracker knows them here
+    args.pop("retry_failures")  # typed by hand on the roll form; the tracker knows them here
     task = str(data.get("task") or "").strip() or skill
     if len(task) > 80:
         raise ValidationError("Keep the attempt's name under 80 characters.")
@@ -82,7 +82,7 @@ def maneuver_track(
     streak = percentile_state.streak_for(state, pid, skill)
     attempt = percentile_state.attempt_for(state, pid, task)
     # The odds it had, with the tracked retries and slump or zone: its card's headline and the
-    # dice statistics' bands, as for a roll from the panel.
+    # dice statistics' bands, as for a roll from the roll form.
     chances = percentile.maneuver_odds(
         **args, retry_failures=attempt.failures, condition=streak, ruleset=ruleset
     )

@@ -174,7 +174,7 @@ def test_a_closed_scene_has_no_sheet_tool():
 
 
 @pytest.mark.django_db
-def test_only_rollables_of_kinds_the_panels_offer_are_drawn(monkeypatch):
+def test_only_rollables_of_kinds_the_roll_forms_offer_are_drawn(monkeypatch):
     table, mira, *_ = _table()
     system = systems.get("conductor")
 

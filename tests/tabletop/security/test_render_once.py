@@ -25,7 +25,7 @@ from tabletop.scenes.modes import MODES
 from tabletop.scenes.panels import panel_context
 from tabletop.scenes.render import VIEWER_KEYS, _Asked, render_frame
 from tests.support.tables import make_table, mira_and_troll
-from tests.tabletop.systems.roll_panels import PANEL_INPUTS
+from tests.tabletop.systems.roll_forms import ROLL_FORM_INPUTS
 
 
 def _people(table) -> dict[str, Character]:
@@ -36,7 +36,7 @@ def _people(table) -> dict[str, Character]:
 
 
 def _roll(table, people, *, kind, mode, capture) -> tuple[Any, list[tuple[str, dict]]]:
-    _system, data = PANEL_INPUTS[kind]
+    _system, data = ROLL_FORM_INPUTS[kind]
     data = dict(data)
     actor = table.gm if MODES[mode].gm_only else table.alice
     character = foe = None
@@ -80,9 +80,9 @@ def _received(sent, viewer: Viewer, scene_id: int, seq: int) -> list[str]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("mode", sorted(MODES))
-@pytest.mark.parametrize("kind", sorted(PANEL_INPUTS))
+@pytest.mark.parametrize("kind", sorted(ROLL_FORM_INPUTS))
 def test_every_member_gets_exactly_their_own_frame(kind, mode, django_capture_on_commit_callbacks):
-    system, _data = PANEL_INPUTS[kind]
+    system, _data = ROLL_FORM_INPUTS[kind]
     table = make_table(system=system)
     people = _people(table)
     sid = transaction.savepoint()

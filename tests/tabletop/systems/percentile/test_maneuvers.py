@@ -1,5 +1,5 @@
 """percentile live: tracked maneuvers (slump, zone, retries), the GM's secret perception roll,
-and the special rolls (running, potency, breakage, pure chance) on the roll panels."""
+and the special rolls (running, potency, breakage, pure chance) on the roll forms."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def test_perception_is_the_gms_secret_and_never_changes_a_streak():
     )
     assert roll.secret["result"]["condition_modifier"] == -50
     assert roll.secret["result"]["total"] == 60 + 15 - 50
-    # It is not a roll the panels offer: nobody can make it through the roll command.
+    # It is not a roll the roll forms offer: nobody can make it through the roll command.
     with pytest.raises(ValidationError, match="Unknown roll"):
         actions.roll(
             scene=table.scene,

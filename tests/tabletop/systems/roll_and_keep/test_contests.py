@@ -268,7 +268,7 @@ async def test_a_secret_indirect_contest_never_reaches_the_passive_player(monkey
     page = await sync_to_async(client.get)(f"/scenes/{table.scene.pk}/")
     body = html.unescape(page.content.decode())
     assert page.status_code == 200 and 'id="panel-contests"' in body
-    # (Bob's own roll panel lists his sheet's Keen Ears: that is his, not the contest's.)
+    # (Bob's own roll form lists his sheet's Keen Ears: that is his, not the contest's.)
     for leak in ("Indirectly opposed", "difficulty <b>8</b>", "data-contest", "3 successes"):
         assert leak not in body, leak
     # The GM may reveal the roll afterwards: then everyone sees it, with its commitment.

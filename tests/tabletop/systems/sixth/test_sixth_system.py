@@ -68,7 +68,7 @@ def test_the_registry_offers_what_the_system_brings(coin_system, django_user_mod
     assert campaign.game is coin_system and campaign.effective_ruleset() == {"calls": True}
     assert [k.name for k in kinds_for("coin")][0] == "coin_flip"
     assert ROLL_KINDS["coin_flip"].card == "systems/coin/rolls/flip.html"
-    # The scene page shows its roll panel and its procedure panel, from its own templates.
+    # The scene page shows its roll form and its procedure panel, from its own templates.
     page = page_of(bob, scene)
     assert '<option value="tails">Tails</option>' in page
     assert "0 tosses so far." in page
