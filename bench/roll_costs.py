@@ -11,7 +11,7 @@ its frames inside the measurement; ``outbox.group_send`` collects the messages i
 them. Counted per roll:
 
 * queries: every query Django ran (``CaptureQueriesContext``), and how many of them the
-  broadcast ran (reading the event and the panels back, after commit);
+  broadcast ran (reading the event and the tools back, after commit);
 * renders: top-level template renders (``render_to_string``, ``get_template().render``; a render
   started inside another render is not top-level) and every template rendered, with each
   ``{% include %}`` and ``{% extends %}`` parent (Django's ``template_rendered`` signal).

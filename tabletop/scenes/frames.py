@@ -9,7 +9,7 @@ from django.template.loader import render_to_string
 
 
 def render_fragment(template_name: str, context: dict[str, Any]) -> str:
-    """A live fragment (a card, a side panel) as ``render_to_string`` renders it, but with
+    """A live fragment (a card, a tool) as ``render_to_string`` renders it, but with
     numbers printed as Python prints them instead of through the locale. The site speaks one
     language (en-gb, no thousands separator), where both print the same; the locale's lookup
     per number was a tenth of a character check's CPU (bench/README.md). ``context`` is used

@@ -16,11 +16,11 @@ from tabletop.scenes import actions, ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene
 from tabletop.scenes.modes import modes_for
-from tabletop.scenes.panels import panel_context, sheet_tool
 from tabletop.scenes.procedures import render_procedure_panels
 from tabletop.scenes.render import render_card, visible_page
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 from tabletop.scenes.selectors import online_users, table_members, viewer_for
+from tabletop.scenes.tools import sheet_tool, tools_context
 
 
 def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:
@@ -68,7 +68,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         "scenes/scene.html",
         {
-            **panel_context(scene, viewer),
+            **tools_context(scene, viewer),
             "procedure_panels": render_procedure_panels(scene, viewer, oob=False),
             **extras,
             "foes": Character.objects.of_campaign(scene.campaign).filter(kind=Character.Kind.FOE),

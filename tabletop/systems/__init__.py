@@ -24,7 +24,7 @@ class Currency:
     """A currency or harm a system's characters carry (bennies, plot points, hits...), declared
     once: a whole-number column of the character that the database keeps at zero or above, so a
     spend is one conditional UPDATE that cannot overdraw. Play and the GM change it, never the
-    sheet form. Generic code (the party panel, the GM's dashboard and awards, the character
+    sheet form. Generic code (the Party tool, the GM's dashboard and awards, the character
     page, the adjust form) reads these declarations and names no currency itself."""
 
     #: The column: "bennies".
@@ -117,7 +117,7 @@ class System:
     show them: columns of its ``sheet_model``.
     ``pools``: ``pools(character, spec) -> list[dict]`` its characters' pools, each
     ``{"name", "current", "max"}`` (two_dice's resources), shown beside its currencies in the
-    party panel, the GM's table and the Sheet tool, if it has any.
+    Party tool, the GM's table and the Sheet tool, if it has any.
     ``sheet_model``: the model its characters are kept as (its app's ``models.py``): a
     subclass of ``Character`` holding its sheet's fields, currencies and harm in its own
     table, one row per character, keyed to the character's row. None: plain ``Character``s.

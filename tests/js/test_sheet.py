@@ -1,5 +1,5 @@
 """The Sheet tool (static/js/scene/sheet.js): a rollable's fields, as the server writes them in
-data-fields (tabletop/scenes/panels.py, json.dumps of Rollable.fields), become the values its
+data-fields (tabletop/scenes/tools.py, json.dumps of Rollable.fields), become the values its
 roll form's fields are set to."""
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ function watchAnswers() {
 }
 
 // A command's state shows where it was made: under the composer for a line, in a roll
-// panel's action bar for its roll, else under the scene's header (a card's or a panel's button).
+// form's action bar for its roll, else under the scene's header (a card's or a tool's button).
 function boxFor(command) {
   const form = command.form;
   if (form && form.id === "composer") { return document.getElementById("composer-pending"); }

@@ -1,7 +1,7 @@
 // The Sheet tool: a character's sheet at the table (templates/scenes/_sheet_tool.html).
 // Each rollable number is a button that fills its roll form (the character, what is rolled,
 // the table-wide mode), opens it in the Roll tool and asks for its odds: one more click rolls.
-// The sheet's currencies mirror the party panel's and the GM table's cells (data-mirrors
+// The sheet's currencies mirror the Party tool's and the GM table's cells (data-mirrors
 // names the cell), which the server's frames keep live: the sheet has no frames of its own.
 // The GM (or a player with several characters) picks whose sheet shows; the page remembers.
 

@@ -12,7 +12,7 @@ import pytest
 
 from rules.annulus import Challenge
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.panels import render_panels
+from tabletop.scenes.tools import render_tools_and_views
 from tabletop.systems.annulus import actions as challenges
 from tabletop.systems.annulus.actions import STATE_KEY
 from tests.support.dice import Faces
@@ -38,7 +38,9 @@ def set_up(mask, dice, table=None):
 
 
 def toolkit(table, user, *, gm=False) -> str:
-    text = render_panels(table.scene, Viewer(user_id=user.pk, is_gm=gm), oob=True, only=[STATE_KEY])
+    text = render_tools_and_views(
+        table.scene, Viewer(user_id=user.pk, is_gm=gm), oob=True, only=[STATE_KEY]
+    )
     found = re.search(r'<details class="toolkit".*?</details>', text, re.S)
     return html.unescape(found.group(0))
 

@@ -14,7 +14,7 @@ from tabletop.characters.models import Character
 from tabletop.scenes import actions, procedures
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.panels import render_panels, stale_panels
+from tabletop.scenes.tools import render_tools_and_views, stale_tools_and_views
 from tabletop.systems.conductor import expedition as expedition_actions
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect
@@ -104,7 +104,7 @@ def test_a_day_in_the_wilderness_steps_the_supply_die_and_marks_no_rest_on_the_s
     assert kinds.count("expedition_phase") == 4 and kinds.count("expedition_action") == 5
     # Every expedition step makes its panel stale (and the party's sheets), by its kind.
     assert all(
-        {"expedition", "party"} <= stale_panels(e)
+        {"expedition", "party"} <= stale_tools_and_views(e)
         for e in SceneEvent.objects.filter(kind__startswith="exped")
     )
 
@@ -259,14 +259,14 @@ def test_who_may_do_what():
 def test_the_panel_offers_each_member_to_their_own_player_and_the_gm_controls_to_the_gm():
     table, kestrel, brannoc = party_table()
     scene = Scene.objects.select_related("campaign").get(pk=table.scene.pk)
-    gm_view = render_panels(scene, Viewer(table.gm.pk, True), oob=True)
-    player_view = render_panels(scene, Viewer(None, False), oob=True)
+    gm_view = render_tools_and_views(scene, Viewer(table.gm.pk, True), oob=True)
+    player_view = render_tools_and_views(scene, Viewer(None, False), oob=True)
     assert "expedition_start" in gm_view and "expedition_start" not in player_view
     start(table, kestrel, brannoc)
     act(table, table.alice, kestrel, "Forage", 2)  # 2 + 1: found nothing
     scene.refresh_from_db()
-    gm_view = html.unescape(render_panels(scene, Viewer(table.gm.pk, True), oob=True))
-    player_view = html.unescape(render_panels(scene, Viewer(None, False), oob=True))
+    gm_view = html.unescape(render_tools_and_views(scene, Viewer(table.gm.pk, True), oob=True))
+    player_view = html.unescape(render_tools_and_views(scene, Viewer(None, False), oob=True))
     for view in (gm_view, player_view):
         assert 'id="panel-expedition" class="procedure expedition" hx-swap-oob="morph"' in view
         assert "Day 1 · Morning" in view and "d12" in view
@@ -319,7 +319,7 @@ def test_a_heal_goes_on_the_patients_sheet_once():
     kestrel.refresh_from_db()
     assert kestrel.hits == 1
     assert applied.public["before"] == 3 and applied.public["after"] == 1
-    assert applied.parent_id == roll.pk and "party" in stale_panels(applied)
+    assert applied.parent_id == roll.pk and "party" in stale_tools_and_views(applied)
     with pytest.raises(ValidationError, match="already on the sheet"):
         expedition_actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
     # A heal heals no more hits than there are: 3 hits on a patient with 1.

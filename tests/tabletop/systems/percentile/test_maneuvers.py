@@ -15,7 +15,7 @@ from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.panels import render_panels
+from tabletop.scenes.tools import render_tools_and_views
 from tabletop.systems.percentile import maneuvers
 from tabletop.systems.percentile import panels as percentile_state
 from tests.support.dice import Faces, script_dice
@@ -312,7 +312,7 @@ def test_the_perception_roll_defaults_to_a_player_character_npcs_after():
     table, tom, ilsa = percentile_table()
     for name, kind in (("Aldo", "npc"), ("Brute", "foe")):
         Character.objects.create(campaign=table.campaign, owner=table.gm, name=name, kind=kind)
-    text = render_panels(
+    text = render_tools_and_views(
         Scene.objects.get(pk=table.scene.pk),
         Viewer(user_id=table.gm.pk, is_gm=True),
         oob=True,

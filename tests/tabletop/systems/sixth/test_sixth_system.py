@@ -226,7 +226,7 @@ def test_the_sheet_tool_offers_its_rollable_and_the_party_its_currency(
     page = page_of(alice, scene)
     assert 'aria-label="Toss a coin, tails called (3)"' in page
     assert 'data-roll-kind="coin_flip"' in page
-    assert f'id="party-{wren.pk}-luck">3<' in page  # the party panel reads its Currency
+    assert f'id="party-{wren.pk}-luck">3<' in page  # the Party tool reads its Currency
     # A sheet that changed shows at the next page: the value is the sheet's own.
     CoinSheet.objects.filter(pk=wren.pk).update(luck=1)
     assert 'aria-label="Toss a coin, tails called (1)"' in page_of(alice, scene)
