@@ -16,7 +16,7 @@ from tabletop.scenes.audiences import Viewer, Visibility, visibility
 from tabletop.scenes.cards import event_context
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Scene, SceneEvent, with_sheet
-from tabletop.scenes.procedures import render_procedure_panels
+from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.tools import (
     TOOL_ROWS,
     TOOLS,
@@ -204,7 +204,7 @@ def render_frame(
         procedures = stale - TOOLS
         if procedures:
             event.scene.refresh_from_db(fields=["state"])
-            parts += render_procedure_panels(event.scene, viewer, oob=True, only=procedures)
+            parts += render_procedure_views(event.scene, viewer, oob=True, only=procedures)
     if event.ledger_hash:
         # A chain event moves the ledger head: every member's page shows the same new one.
         context = {"ledger_head": event.ledger_hash, "oob": True}

@@ -58,7 +58,7 @@ class RollKind:
     #: strikes back): consequences(event=, rng=). Public rolls run it at once; a hidden roll's
     #: wait for its reveal, so nothing gives a hidden outcome away (SECURITY.md).
     consequences: Callable[..., Any] | None = None
-    #: Procedure panels a roll of this kind makes stale (a contest's sides: "contests").
+    #: Procedure views a roll of this kind makes stale (a contest's sides: "contests").
     stale: frozenset[str] = frozenset()
 
     def facing(self, foe: Any) -> dict[str, Any]:

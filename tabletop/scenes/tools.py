@@ -21,7 +21,7 @@ from tabletop.scenes import kinds
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.frames import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.procedures import render_procedure_panels
+from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.rollkinds import kinds_for
 
 
@@ -217,7 +217,7 @@ def render_tools_and_views(
         procedures = None if wanted is None else wanted - TOOLS
         if procedures is None or procedures:
             scene.refresh_from_db(fields=["state"])
-            html += "".join(render_procedure_panels(scene, viewer, oob=True, only=procedures))
+            html += "".join(render_procedure_views(scene, viewer, oob=True, only=procedures))
     return html
 
 

@@ -16,7 +16,7 @@ from tabletop.scenes import actions, ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene
 from tabletop.scenes.modes import modes_for
-from tabletop.scenes.procedures import render_procedure_panels
+from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.render import render_card, visible_page
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 from tabletop.scenes.selectors import online_users, table_members, viewer_for
@@ -69,7 +69,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "scenes/scene.html",
         {
             **tools_context(scene, viewer),
-            "procedure_panels": render_procedure_panels(scene, viewer, oob=False),
+            "procedure_views": render_procedure_views(scene, viewer, oob=False),
             **extras,
             "foes": Character.objects.of_campaign(scene.campaign).filter(kind=Character.Kind.FOE),
             "scene": scene,

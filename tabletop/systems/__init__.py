@@ -3,7 +3,7 @@ registers a ``System`` here, the way a Foundry VTT game system registers with th
 
 Generic code (campaigns, characters, scenes, their templates) never names a system: it asks this
 registry for the campaign's ``System`` and uses what the system offers (its roll kinds, procedure
-panels, websocket commands, event kinds, character sheet, ruleset settings form, the spends its
+views, websocket commands, event kinds, character sheet, ruleset settings form, the spends its
 cards offer, the work it has due, its demo table). Adding a system never edits generic code.
 
 The packages listed in ``settings.TABLETOP_SYSTEMS`` are imported once Django's apps are ready
@@ -95,7 +95,8 @@ class System:
     """Everything the generic code needs to know of one game system.
 
     ``roll_kinds``: ``RollKind``s (tabletop.scenes.rollkinds) its roll forms offer.
-    ``panels``: ``ProcedurePanel``s (tabletop.scenes.procedures) shown on its scene page.
+    ``procedure_views``: ``ProcedureView``s (tabletop.scenes.procedures) shown on its scene
+    page.
     ``commands``: websocket commands (tabletop.scenes.commands.Command) of its procedures.
     ``event_kinds``: ``EventKind``s (tabletop.scenes.kinds) its actions record.
     ``sheet``: ``sheet(ruleset) -> SheetSpec`` (tabletop.characters.sheets): the parts its
@@ -136,7 +137,7 @@ class System:
     label: str
     rules: ModuleType
     roll_kinds: tuple[Any, ...] = ()
-    panels: tuple[Any, ...] = ()
+    procedure_views: tuple[Any, ...] = ()
     commands: tuple[Any, ...] = ()
     event_kinds: tuple[Any, ...] = ()
     sheet: Callable[[Mapping[str, Any]], Any] | None = None
@@ -201,7 +202,7 @@ def _owner_of(item: Any) -> str:
 
 
 def register(system: System) -> System:
-    """Add a system; its roll kinds, panels, commands and event kinds join the generic
+    """Add a system; its roll kinds, procedure views, commands and event kinds join the generic
     registries that the scene code reads. A slug or a name another system (or generic code)
     holds is refused with ``NameTaken``, and then nothing of the system is registered."""
     claim(_SYSTEMS, system.slug, system, what="system", owner=f"system {system.slug!r}")

@@ -72,10 +72,10 @@ def arrived(page: Page, before: int) -> int:
 def perception_roll(gm: Seat) -> int:
     page = gm.page
     show_tab(page, "In play")
-    panel = page.locator("#perception-roll")
-    panel.locator("summary").click()
+    perception = page.locator("#perception-roll")
+    perception.locator("summary").click()
     before = newest_seq(page)
-    panel.get_by_role("button", name="Roll in secret").click()
+    perception.get_by_role("button", name="Roll in secret").click()
     return arrived(page, before)
 
 

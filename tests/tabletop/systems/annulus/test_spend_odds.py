@@ -84,7 +84,7 @@ def _calibrate_form(text: str) -> tuple[str, str]:
     return picked[0], number.group(1)
 
 
-def test_calibrate_defaults_to_the_best_move_the_panel_shows():
+def test_calibrate_defaults_to_the_best_move_the_view_shows():
     # Players see [5][6][3]: 2 adjustments left; die 2 to 4 solves it (the headline). The form
     # used to start at die 1 to 1 ([1][6][3]: 4 adjustments left, worse than before).
     table = set_up((2, 1, 2, 2), (5, 9, 6, 3))

@@ -12,7 +12,7 @@ from fractions import Fraction
 import pytest
 
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.procedures import turns as turns_panel
+from tabletop.scenes.procedures import turns as turns_view
 from tabletop.scenes.rollkinds import percent
 from tabletop.scenes.tools import render_tools_and_views
 from tabletop.systems.two_dice import checks
@@ -54,7 +54,7 @@ def test_a_reaction_says_what_each_band_becomes():
         resource="Stamina",
     )
     text = render_tools_and_views(
-        table.scene, Viewer(user_id=table.bob.pk, is_gm=False), oob=True, only=[turns_panel.NAME]
+        table.scene, Viewer(user_id=table.bob.pk, is_gm=False), oob=True, only=[turns_view.NAME]
     )
     text = html.unescape(text)
     before, after = bands([0]), bands(range(1, 7))
@@ -73,7 +73,7 @@ def test_a_reaction_says_what_each_band_becomes():
     # Rhee is a target: the GM's page offers Rhee a resist too, against Rhee only.
     gm = html.unescape(
         render_tools_and_views(
-            table.scene, Viewer(user_id=table.gm.pk, is_gm=True), oob=True, only=[turns_panel.NAME]
+            table.scene, Viewer(user_id=table.gm.pk, is_gm=True), oob=True, only=[turns_view.NAME]
         )
     )
     resist = r"A successful resist: Tamsin's check succeeds [^ ]+ → <b>[^<]+</b> against Rhee"
