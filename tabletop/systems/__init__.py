@@ -113,7 +113,7 @@ class System:
     ``demo``: ``demo(campaign, users) -> None`` builds the demo table's characters.
     ``rollables``: ``rollables(character, ruleset) -> list[Rollable]`` every number of the
     character's sheet its rules roll (a skill, an attribute, a training perk...), in reading
-    order: the scene's Sheet tool draws each as a button that fills that roll's roll form.
+    order: the scene's Sheet tool draws each as a button that fills its roll form.
     ``currencies``: the ``Currency``s and harm its characters carry, in the order its tables
     show them: columns of its ``sheet_model``.
     ``pools``: ``pools(character, spec) -> list[dict]`` its characters' pools, each
