@@ -1,17 +1,17 @@
-"""Queries and template renders per roll: one roll of every kind a roll panel offers, counted.
+"""Queries and template renders per roll: one roll of every kind a roll form offers, counted.
 
 Run with `make bench` (or `python -m bench.roll_costs`). For every registered system, every kind
-of ``kinds_for(system)`` (its own panels and the dice box) and the modes ``public`` and ``gm``
+of ``kinds_for(system)`` (its own roll forms and the dice box) and the modes ``public`` and ``gm``
 (private to the GM), a fresh table is set up on a fresh SQLite database (a GM, two players, a
 campaign of that system with the system's demo characters, an open scene) and one roll is made
-through the socket's entry point, ``actions.run_command(command="roll", ...)``, with a panel's
+through the socket's entry point, ``actions.run_command(command="roll", ...)``, with a roll form's
 fields as the browser sends them and alice rolling with her demo character. The database is in
 autocommit, as on daphne's database thread, so the broadcast (``transaction.on_commit``) renders
 its frames inside the measurement; ``command_threads.group_send`` collects the messages instead
 of sending them. Counted per roll:
 
 * queries: every query Django ran (``CaptureQueriesContext``), and how many of them the
-  broadcast ran (reading the event and the panels back, after commit);
+  broadcast ran (reading the event and the tools back, after commit);
 * renders: top-level template renders (``render_to_string``, ``get_template().render``; a render
   started inside another render is not top-level) and every template rendered, with each
   ``{% include %}`` and ``{% extends %}`` parent (Django's ``template_rendered`` signal).
@@ -46,8 +46,8 @@ SEED = 2024
 # --- what differs between trees ------------------------------------------------------------------
 
 
-def roll_panels() -> list[tuple[str, list[str]]]:
-    """(system slug, the roll kinds its roll panels offer) for every registered system."""
+def roll_forms() -> list[tuple[str, list[str]]]:
+    """(system slug, the roll kinds its roll forms offer) for every registered system."""
     from tabletop import systems
     from tabletop.scenes.rollkinds import kinds_for
 
@@ -106,8 +106,8 @@ def make_table(system: str) -> Table:
     return Table(gm, people["alice"], people["bob"], scene, pcs)
 
 
-def panel_data(kind: str, table: Table) -> dict[str, Any]:
-    """The fields a roll panel sends for ``kind`` (strings, as a form sends them), for alice's
+def roll_form_data(kind: str, table: Table) -> dict[str, Any]:
+    """The fields a roll form sends for ``kind`` (strings, as a form sends them), for alice's
     demo character (templates/systems/<slug>/forms/, tabletop/systems/<slug>/rolls.py)."""
     fields: dict[str, dict[str, Any]] = {
         "expression": {"expression": "2d6+1"},
@@ -248,7 +248,7 @@ def measure(system: str, kind: str, mode: str, counters: Counters) -> Cost:
         "roll_kind": kind,
         "mode": mode,
         "character": str(table.pcs["alice"].pk),
-        **panel_data(kind, table),
+        **roll_form_data(kind, table),
     }
     cost = Cost(system, kind, mode)
     broadcast = deliver.broadcast_event
@@ -305,7 +305,7 @@ def run() -> tuple[list[Cost], float]:
         setup_django(Path(tmp) / "db.sqlite3")
         counters = Counters()
         counters.install()
-        cells = [(s, k, m) for s, kinds in roll_panels() for k in kinds for m in MODES]
+        cells = [(s, k, m) for s, kinds in roll_forms() for k in kinds for m in MODES]
         for cell in cells:  # warm: templates loaded, caches filled
             measure(*cell, counters)
         costs = [measure(*cell, counters) for cell in cells]

@@ -99,7 +99,7 @@ HTMX_HEADERS = {
     "HX-Request": "true",
     "HX-Trigger": None,
     "HX-Trigger-Name": None,
-    "HX-Target": "roll-panel",
+    "HX-Target": "roll-form",
     "HX-Current-URL": "http://127.0.0.1/scenes/1/",
 }
 

@@ -17,7 +17,7 @@ database (dropped at the end):
   pong (``bare.py`` says why), so its CPU is what the same idle sockets cost the stack alone.
 
 The app's rolls are a mix, in turn: a public dice-box roll, a character's check (two_dice, 2d6 +
-Wits paid from Focus: its card, the sheet's payment and the party and dashboard panels), a roll
+Wits paid from Focus: its card, the sheet's payment and the Party and GM tools), a roll
 private to the GM and a blind one (the players outside them get a stub). The bare relay sends a
 frame of the size of the app's public roll. Writes ``bench/out/ratio.json``; the last line is::
 

@@ -4,8 +4,8 @@
   7+ ruleset), every difficulty's success count.
 - op_check_probability / toolkit_check_probability: the adjustment's four-die op check and a
   toolkit ability's three-die check plus 0..16 training-perk dice, per difficulty.
-- successes_distribution: the whole distribution a check's dice panel shows.
-- hidden_count_distribution: how many dice start hidden (GM setup panel).
+- successes_distribution: the whole distribution a check's roll form shows.
+- hidden_count_distribution: how many dice start hidden (the challenge view's GM setup).
 - min_adjustments: the GM's "fewest adjustments" on a full 12-die chain (no icepool analogue).
 """
 

@@ -66,7 +66,7 @@ def _odds_case(rolled: int, kept: int, difficulty: str) -> Case:
 
     number = rk.difficulty_value(difficulty)
     return Case(
-        label=f"roll_and_keep odds panel {rolled}k{kept} vs {difficulty}",
+        label=f"roll_and_keep roll form odds {rolled}k{kept} vs {difficulty}",
         ours=ours,
         icepool=lambda: _kept_successes(rolled, kept, number),
         same_answer=lambda a, b: a.distribution == _as_fractions(b),

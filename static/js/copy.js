@@ -2,7 +2,7 @@
 // text to the clipboard and says so in the status element (an aria-live region). Where the
 // clipboard API is missing (plain HTTP, older browsers) or refused, the text is selected instead
 // so the user can copy it by hand. Listeners live here, not inline (CSP); one delegated listener
-// keeps working after htmx swaps the panel.
+// keeps working after htmx swaps the invites section.
 (function () {
   "use strict";
 

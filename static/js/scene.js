@@ -3,7 +3,7 @@
 // socket's events to them: it keeps the seq cursor, says hello on (re)connect so the server
 // replays what was missed (and marks what was), handles JSON control frames, verifies revealed
 // commitments, keeps the log anchored with a "N new" pill, switches the tool tabs, sends the
-// composer's line (parsed by composer.js), keeps every roll panel on the table-wide roll mode
+// composer's line (parsed by composer.js), keeps every roll form on the table-wide roll mode
 // and fills one from a rollable number of the Sheet tool. Every command it sends is kept until
 // the server answers it, sent again after a reconnect, never twice.
 // No eval, no inline script: loaded from 'self' under a strict CSP (<script type="module">).
@@ -24,7 +24,7 @@ import * as socket from "./scene/socket.js";
 import * as page from "./scene/page.js";
 import * as log from "./scene/log.js";
 import * as tabs from "./scene/tabs.js";
-import * as rollPanels from "./scene/roll-panels.js";
+import * as rollForms from "./scene/roll-forms.js";
 import * as odds from "./scene/odds.js";
 import * as sheet from "./scene/sheet.js";
 import * as commands from "./scene/commands.js";
@@ -40,9 +40,9 @@ socket.defineTableSocket();
 // The page's own listeners, in the order the single script added them.
 tabs.listen();
 log.listen();
-rollPanels.listen();
+rollForms.listen();
 sheet.listen();
-commands.listen(rollPanels.rolled);
+commands.listen(rollForms.rolled);
 socket.listen();
 odds.listen();
 composerLine.listen();
@@ -57,8 +57,8 @@ document.addEventListener("DOMContentLoaded", function () {
   rememberSealed(document);
   verifyCommitments(document);
   tabs.restoreTab();
-  rollPanels.restoreTableMode();
-  rollPanels.applyTableMode(document);
+  rollForms.restoreTableMode();
+  rollForms.applyTableMode(document);
   log.scrollLog();
   log.showLatest();
   startCountdowns();

@@ -108,7 +108,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def _after_gm_change(
     request: HttpRequest, campaign: Campaign, partial: str, notice: str, *, error: bool = False
 ) -> HttpResponse:
-    """htmx swaps just the changed panel, with the notice in it; a plain post goes back to the
+    """htmx swaps just the changed partial, with the notice in it; a plain post goes back to the
     page, with the notice as a message."""
     if request.htmx:
         membership = selectors.membership_of(campaign=campaign, user=request.user)
@@ -125,7 +125,7 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = _gm_or_403(request, pk)
     actions.invite_create(campaign=campaign, actor=request.user)
     notice = "New invite link made. Any earlier link no longer works."
-    return _after_gm_change(request, campaign, "invite-panel", notice)
+    return _after_gm_change(request, campaign, "invites", notice)
 
 
 @login_required
@@ -135,7 +135,7 @@ def invite_revoke(request: HttpRequest, pk: int, invite_pk: int) -> HttpResponse
     invite = get_object_or_404(campaign.invites, pk=invite_pk)
     actions.invite_revoke(invite=invite, actor=request.user)
     notice = "Invite link revoked: it no longer lets anyone join."
-    return _after_gm_change(request, campaign, "invite-panel", notice)
+    return _after_gm_change(request, campaign, "invites", notice)
 
 
 @login_required

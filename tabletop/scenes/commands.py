@@ -191,7 +191,7 @@ class Parsed(Field):
 
 @dataclass(frozen=True)
 class Frame(Field):
-    """The whole frame (for actions that read many fields of their own, a roll panel's)."""
+    """The whole frame (for actions that read many fields of their own, a roll form's)."""
 
     def parse(self, scene: Scene, user: Any, data: Data) -> dict[str, Any]:
         return dict(data)

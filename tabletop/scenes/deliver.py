@@ -89,7 +89,7 @@ def _as_recorded(event: SceneEvent) -> bool:
 
 
 def _committed(pk: int) -> SceneEvent:
-    """The event as committed, with everything its frames read (other cards, panels)."""
+    """The event as committed, with everything its frames read (other cards, tools)."""
     event = SceneEvent.objects.select_related(
         "scene__campaign", *sheet_joins(), *sheet_joins(character="parent__character")
     ).get(pk=pk)

@@ -1,14 +1,14 @@
 """Event kinds: the typed vocabulary of what happens in a scene (as Zulip's event types).
 
 Each kind names the template of its card, the audiences it may be recorded with (who may see
-what), and which side panels an event of that kind makes stale, so the broadcast re-renders
-those and nothing else. Generic kinds are registered here; a game system brings its own with
-its ``System`` (tabletop.systems). ``record_event`` refuses a kind nobody registered.
+what), and which tools and procedure views an event of that kind makes stale, so the broadcast
+re-renders those and nothing else. Generic kinds are registered here; a game system brings its
+own with its ``System`` (tabletop.systems). ``record_event`` refuses a kind nobody registered.
 
-Panel names: ``party`` (everyone's currencies and harm), ``dashboard`` (the GM's), two parts of
-it alone, ``table`` (every character's sheet numbers) and ``hidden`` (a hidden roll's entry in
-the hidden results), ``party-row`` and ``table-row`` (the event's character's numbers alone,
-when only its sheet changed), and each procedure panel's own name
+Their names: ``party`` (the Party tool: everyone's currencies and harm), ``dashboard`` (the GM
+tool's), two parts of it alone, ``table`` (every character's sheet numbers) and ``hidden`` (a
+hidden roll's entry in the hidden results), ``party-row`` and ``table-row`` (the event's
+character's numbers alone, when only its sheet changed), and each procedure view's own name
 (``turns``, a system's ``challenge``...).
 """
 
@@ -36,7 +36,8 @@ Stale = frozenset[str] | Callable[[Any], Iterable[str]]
 class EventKind:
     name: str
     template: str  # the card's template
-    #: The panels an event of this kind makes stale: a set, or a function of the event.
+    #: The tools and procedure views an event of this kind makes stale: a set, or a function of
+    #: the event.
     stale: Stale = frozenset()
     #: The audiences an event of this kind may have (``Audience`` values).
     audiences: frozenset[str] = EVERYONE
@@ -52,9 +53,9 @@ class EventKind:
         payloads.check(self.public, public, f"A {self.name} event's public data")
         payloads.check(self.secret, secret, f"A {self.name} event's secret")
 
-    def stale_panels(self, event: Any) -> frozenset[str]:
-        panels = self.stale(event) if callable(self.stale) else self.stale
-        return frozenset(panels)
+    def stale_tools_and_views(self, event: Any) -> frozenset[str]:
+        names = self.stale(event) if callable(self.stale) else self.stale
+        return frozenset(names)
 
 
 EVENT_KINDS: dict[str, EventKind] = {}
@@ -94,14 +95,14 @@ def get(name: str) -> EventKind:
 _HIDDEN = frozenset({Audience.GM_ONLY, Audience.PRIVATE, Audience.BLIND})
 
 
-#: A character's row alone -> the whole panel it is a row of.
+#: A character's row alone -> the whole tool it is a row of.
 _ROWS = {"party-row": "party", "table-row": "table"}
 
 
 def _roll_stale(event: Any) -> set[str]:
     """A hidden roll joins the GM's list of hidden results (``hidden``: its entry, added to the
     dashboard's list); a roll with a foe waiting to strike back joins the GM's list of those; a
-    kind may make its procedure's panel stale.
+    kind may make its procedure's view stale.
 
     A kind's character rows (``party-row``: only the roller's sheet changed) hold for a roll in
     the open only. A roll outside it changes no sheet until its reveal (its consequences wait),
@@ -133,8 +134,8 @@ register(
 
 def _reveal_stale(event: Any) -> set[str]:
     """A reveal leaves the GM's hidden list, and what the revealed roll's kind sets going at
-    the table (its consequences run now) makes that kind's panels stale too: whole panels,
-    since the rows are the revealed roll's character's, not the reveal's."""
+    the table (its consequences run now) makes that kind's tools and views stale too: whole
+    tools, since the rows are the revealed roll's character's, not the reveal's."""
     stale = {"dashboard"}
     if event.parent is not None:
         kind = ROLL_KINDS.get(str(roll_data(event.parent).get("roll_kind", "")))

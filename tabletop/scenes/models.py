@@ -50,7 +50,7 @@ class Scene(models.Model):
 
 
 class Audience(models.TextChoices):
-    """Who sees an event. The roll modes of the roll panel map onto these."""
+    """Who sees an event. The roll modes of the roll form map onto these."""
 
     EVERYONE = "everyone", "Public"
     GM_ONLY = "gm_only", "GM only (secret)"

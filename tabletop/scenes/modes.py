@@ -34,5 +34,5 @@ ROLL_MODES: dict[str, str] = {name: mode.audience for name, mode in MODES.items(
 
 
 def modes_for(*, is_gm: bool) -> list[RollMode]:
-    """The modes a viewer may pick on a roll panel."""
+    """The modes a viewer may pick on a roll form."""
     return [mode for mode in MODES.values() if is_gm or not mode.gm_only]

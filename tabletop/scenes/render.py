@@ -1,8 +1,8 @@
 """Render: what each viewer gets of a recorded event: the one place that decides it, with
 ``audiences.visibility``. A live frame (``render_frame``: the card, the cards it changed, the
-panels it made stale, the ledger head), a card alone (``render_card``), and the pages and
-replays a viewer reads (``visible_page``, ``visible_events``). ``Renders`` shares one
-broadcast's renders between viewers who would get the same bytes.
+tools and procedure views it made stale, the ledger head), a card alone (``render_card``), and
+the pages and replays a viewer reads (``visible_page``, ``visible_events``). ``Renders`` shares
+one broadcast's renders between viewers who would get the same bytes.
 """
 
 from __future__ import annotations
@@ -16,17 +16,17 @@ from tabletop.scenes.audiences import Viewer, Visibility, visibility
 from tabletop.scenes.cards import event_context
 from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import Scene, SceneEvent, with_sheet
-from tabletop.scenes.panels import (
-    ROW_PANELS,
-    SIDE_PANELS,
+from tabletop.scenes.procedures import render_procedure_views
+from tabletop.scenes.tools import (
+    TOOL_ROWS,
+    TOOLS,
     campaign_characters,
     render_character_row,
     render_hidden_entry,
-    render_side_panel,
-    side_panels_for,
-    stale_panels,
+    render_tool,
+    stale_tools_and_views,
+    tools_for,
 )
-from tabletop.scenes.procedures import render_procedure_panels
 
 
 def render_card(
@@ -103,18 +103,18 @@ def _render_card(
 
 
 class Renders:
-    """What one broadcast has rendered: a card or side panel is rendered once per output that
+    """What one broadcast has rendered: a card or tool is rendered once per output that
     can differ, and reused for every other viewer who would get the same bytes.
 
     A card is a function of the event, the viewer's visibility of it and the viewer keys its
     templates looked up (``_Asked``): a public card that never asks who is looking is rendered
-    once for the GM, its actor and everyone else. Side panels depend on whether the viewer is
-    the GM, nothing more, and the party panel not even on that (``panels.render_side_panel``)."""
+    once for the GM, its actor and everyone else. Tools depend on whether the viewer is
+    the GM, nothing more, and the Party tool not even on that (``tools.render_tool``)."""
 
     def __init__(self, scene: Scene, *, sheets: Mapping[int, Character] | None = None) -> None:
         self._scene = scene
         self._cards: dict[tuple[Any, ...], list[tuple[dict[str, bool], str]]] = {}
-        self._panels: dict[tuple[Any, ...], str] = {}
+        self._tools: dict[tuple[Any, ...], str] = {}
         self._cast: list[Character] | None = None
         # Sheets as the event's transaction committed them (``record.note_sheet``), and those
         # read since.
@@ -137,21 +137,21 @@ class Renders:
         self._cards.setdefault(key, []).append(({n: values[n] for n in asked_names}, html))
         return html
 
-    def side_panels(self, event: SceneEvent, viewer: Viewer, wanted: frozenset[str]) -> str:
+    def tools(self, event: SceneEvent, viewer: Viewer, wanted: frozenset[str]) -> str:
         html = ""
-        for name in side_panels_for(wanted, is_gm=viewer.is_gm):
-            # The party panel (and its cells) are everyone's, the GM's included.
+        for name in tools_for(wanted, is_gm=viewer.is_gm):
+            # The Party tool (and its cells) are everyone's, the GM's included.
             key = (name, viewer.is_gm and name not in ("party", "party-row"))
-            if key not in self._panels:
+            if key not in self._tools:
                 if name == "hidden":  # a hidden roll joined the list (kinds._roll_stale)
-                    self._panels[key] = render_hidden_entry(event)
-                elif name in ROW_PANELS:  # only the event's character's sheet changed
-                    self._panels[key] = render_character_row(event.scene, name, self._sheet(event))
+                    self._tools[key] = render_hidden_entry(event)
+                elif name in TOOL_ROWS:  # only the event's character's sheet changed
+                    self._tools[key] = render_character_row(event.scene, name, self._sheet(event))
                 else:
-                    self._panels[key] = render_side_panel(
+                    self._tools[key] = render_tool(
                         event.scene, name, is_gm=viewer.is_gm, oob=True, characters=self._characters
                     )
-            html += self._panels[key]
+            html += self._tools[key]
         return html
 
     def _sheet(self, event: SceneEvent) -> Character | None:
@@ -168,7 +168,7 @@ class Renders:
         return self._sheets[event.character_id]
 
     def _characters(self) -> list[Character]:
-        # The campaign's characters, read once for the GM's panels and the players'.
+        # The campaign's characters, read once for the GM's tools and the players'.
         if self._cast is None:
             self._cast = campaign_characters(self._scene)
         return self._cast
@@ -180,7 +180,7 @@ def render_frame(
     """The HTML frame one viewer class receives for an event ('' when it may see nothing).
 
     The new card is appended to the log; a parent card it changed (a spend, a reveal) is
-    re-rendered in place; kinds may add their own out-of-band swaps (dashboards, panels).
+    re-rendered in place; kinds may add their own out-of-band swaps (dashboards, procedure views).
     ``renders``: a broadcast's shared renders (every viewer's frame of one event).
     """
     vis = visibility(event, viewer)
@@ -196,15 +196,15 @@ def render_frame(
         changed_vis = visibility(changed, viewer)
         if changed_vis is not None:
             parts.append(renders.card(changed, changed_vis, viewer, live=False, oob=True))
-    stale = stale_panels(event)
+    stale = stale_tools_and_views(event)
     if live and stale:
-        side = frozenset(stale & SIDE_PANELS)
+        side = frozenset(stale & TOOLS)
         if side:
-            parts.append(renders.side_panels(event, viewer, side))
-        procedures = stale - SIDE_PANELS
+            parts.append(renders.tools(event, viewer, side))
+        procedures = stale - TOOLS
         if procedures:
             event.scene.refresh_from_db(fields=["state"])
-            parts += render_procedure_panels(event.scene, viewer, oob=True, only=procedures)
+            parts += render_procedure_views(event.scene, viewer, oob=True, only=procedures)
     if event.ledger_hash:
         # A chain event moves the ledger head: every member's page shows the same new one.
         context = {"ledger_head": event.ledger_hash, "oob": True}

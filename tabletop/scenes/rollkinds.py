@@ -1,8 +1,8 @@
-"""Roll kinds: the bridge between a roll panel's input, a character's sheet and ``rules/``.
+"""Roll kinds: the bridge between a roll form's input, a character's sheet and ``rules/``.
 
-Each roll kind parses the panel's fields (clear ``ValidationError`` on bad input), calls the rules
-engine with the production dice (or a test's rng), and returns what the card shows. Game systems
-bring their kinds with their ``System`` (tabletop.systems); the dice box
+Each roll kind parses the roll form's fields (clear ``ValidationError`` on bad input), calls the
+rules engine with the production dice (or a test's rng), and returns what the card shows. Game
+systems bring their kinds with their ``System`` (tabletop.systems); the dice box
 (``tabletop.scenes.dicebox``) is offered in every system. ``ROLL_KINDS`` maps every kind's name
 to it, for cards and commands.
 """
@@ -34,10 +34,10 @@ class RollKind:
     label: str
     card: str  # the card's body: the dice as rolled (a template)
     #: roll(*, data, character, ruleset, rng) -> RollOutcome; None for the kinds that only a
-    #: procedure records (a contest's sides, a foe's strike-back): a card, no panel.
+    #: procedure records (a contest's sides, a foe's strike-back): a card, no roll form.
     roll: Callable[..., RollOutcome] | None = None
-    form: str = ""  # the roll panel's fields (a template)
-    #: odds(*, data, character, ruleset) -> {"rows", "note"} for the odds panel, and, when the
+    form: str = ""  # the roll form's fields (a template)
+    #: odds(*, data, character, ruleset) -> {"rows", "note"} for the roll form's odds, and, when the
     #: roll has one goal, "chance" (a Fraction) and "goal" ("to succeed"): the card's headline;
     #: "bands": every outcome band's exact chance, worst to best (``ordered_bands``), stored with
     #: the roll for the dice statistics (tabletop/stats).
@@ -50,15 +50,15 @@ class RollKind:
     #: Why rolls of this kind never store odds (the statistics page says so): "their odds
     #: depend on the other side's roll". Empty for kinds whose rolls do.
     no_odds: str = ""
-    #: A roll the panel may make against a foe it picks: against(foe) -> the fields the foe
+    #: A roll the roll form may make against a foe it picks: against(foe) -> the fields the foe
     #: sets (its difficulty, as its system's sheet keeps it). None: no foe.
     against: Callable[[Any], dict[str, Any]] | None = None
-    on_panel: bool = True  # False: rolled by a procedure only (the GM's perception roll)
+    on_roll_form: bool = True  # False: rolled by a procedure only (the GM's perception roll)
     #: What a roll of this kind sets going at the table once everyone may see it (a foe that
     #: strikes back): consequences(event=, rng=). Public rolls run it at once; a hidden roll's
     #: wait for its reveal, so nothing gives a hidden outcome away (SECURITY.md).
     consequences: Callable[..., Any] | None = None
-    #: Procedure panels a roll of this kind makes stale (a contest's sides: "contests").
+    #: Procedure views a roll of this kind makes stale (a contest's sides: "contests").
     stale: frozenset[str] = frozenset()
 
     def facing(self, foe: Any) -> dict[str, Any]:
@@ -95,10 +95,10 @@ systems.on_register(_added, _removed)
 
 
 def kinds_for(slug: str) -> list[RollKind]:
-    """The roll panels of a campaign of system ``slug``: its own kinds, then the dice box."""
+    """The roll forms of a campaign of system ``slug``: its own kinds, then the dice box."""
     system = systems.find(slug)
     own = list(system.roll_kinds) if system else []
-    return [k for k in [*own, *GENERIC_KINDS.values()] if k.on_panel and k.roll is not None]
+    return [k for k in [*own, *GENERIC_KINDS.values()] if k.on_roll_form and k.roll is not None]
 
 
 def offered(kind: RollKind | None, slug: str) -> bool:
@@ -106,7 +106,7 @@ def offered(kind: RollKind | None, slug: str) -> bool:
 
 
 def field_int(data: Mapping[str, Any], name: str, *, label: str, low: int, high: int) -> int:
-    """An integer field from a panel, or a ValidationError a player understands."""
+    """An integer field from a roll form, or a ValidationError a player understands."""
     raw = data.get(name)
     if isinstance(raw, bool):
         raise ValidationError(f"{label} must be a whole number.")

@@ -78,7 +78,7 @@ def is_latest_roll(event: SceneEvent) -> bool:
 
 
 def foe_for(scene: Scene, raw: Any) -> Character | None:
-    """The campaign's foe a panel picked (None when none was)."""
+    """The campaign's foe a roll form picked (None when none was)."""
     if raw in (None, ""):
         return None
     missing = "That foe is not in this campaign."

@@ -14,8 +14,8 @@ from tabletop.characters.models import Character
 from tabletop.scenes import fastpath
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Presence, Scene
-from tabletop.scenes.panels import render_panels
 from tabletop.scenes.render import render_frame, visible_events
+from tabletop.scenes.tools import render_tools_and_views
 
 
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
@@ -44,8 +44,8 @@ def replay_frames(
             break
         frames.append(render_frame(event, viewer, live=False))
     if frames:
-        # Replayed frames don't carry the side panels; one current copy brings them up to date.
-        frames.append(render_panels(scene, viewer, oob=True))
+        # Replayed frames don't carry the tools; one current copy brings them up to date.
+        frames.append(render_tools_and_views(scene, viewer, oob=True))
     return frames
 
 

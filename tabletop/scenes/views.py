@@ -16,11 +16,11 @@ from tabletop.scenes import actions, ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene
 from tabletop.scenes.modes import modes_for
-from tabletop.scenes.panels import panel_context, sheet_tool
-from tabletop.scenes.procedures import render_procedure_panels
+from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.render import render_card, visible_page
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 from tabletop.scenes.selectors import online_users, table_members, viewer_for
+from tabletop.scenes.tools import sheet_tool, tools_context
 
 
 def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:
@@ -68,8 +68,8 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         "scenes/scene.html",
         {
-            **panel_context(scene, viewer),
-            "procedure_panels": render_procedure_panels(scene, viewer, oob=False),
+            **tools_context(scene, viewer),
+            "procedure_views": render_procedure_views(scene, viewer, oob=False),
             **extras,
             "foes": Character.objects.of_campaign(scene.campaign).filter(kind=Character.Kind.FOE),
             "scene": scene,
@@ -106,7 +106,7 @@ def scene_status(request: HttpRequest, pk: int, change: str) -> HttpResponse:
 @login_required
 @require_GET
 def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
-    """The exact odds of the roll the panel describes (an htmx partial, updated on input)."""
+    """The exact odds of the roll the roll form describes (an htmx partial, updated on input)."""
     scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
     _viewer_for(scene.campaign, request)
     kind = ROLL_KINDS.get(request.GET.get("roll_kind", ""))

@@ -3,7 +3,7 @@ registers a ``System`` here, the way a Foundry VTT game system registers with th
 
 Generic code (campaigns, characters, scenes, their templates) never names a system: it asks this
 registry for the campaign's ``System`` and uses what the system offers (its roll kinds, procedure
-panels, websocket commands, event kinds, character sheet, ruleset settings form, the spends its
+views, websocket commands, event kinds, character sheet, ruleset settings form, the spends its
 cards offer, the work it has due, its demo table). Adding a system never edits generic code.
 
 The packages listed in ``settings.TABLETOP_SYSTEMS`` are imported once Django's apps are ready
@@ -24,7 +24,7 @@ class Currency:
     """A currency or harm a system's characters carry (bennies, plot points, hits...), declared
     once: a whole-number column of the character that the database keeps at zero or above, so a
     spend is one conditional UPDATE that cannot overdraw. Play and the GM change it, never the
-    sheet form. Generic code (the party panel, the GM's dashboard and awards, the character
+    sheet form. Generic code (the Party tool, the GM's dashboard and awards, the character
     page, the adjust form) reads these declarations and names no currency itself."""
 
     #: The column: "bennies".
@@ -52,7 +52,7 @@ class Currency:
 class Rollable:
     """One rollable number of a character's sheet, as its system declares it (``System.rollables``)
     and the scene's Sheet tool draws it: a button named "Roll Acrobatics (3)" that opens the roll
-    panel of ``roll_kind`` with the character and ``fields`` picked, in the table-wide mode."""
+    form of ``roll_kind`` with the character and ``fields`` picked, in the table-wide mode."""
 
     #: The heading it is listed under, in the order first named: "Skills", "Attacks".
     section: str
@@ -60,11 +60,11 @@ class Rollable:
     label: str
     #: The number the sheet shows for it: "3", "+2", "55".
     value: str
-    #: The roll kind (``RollKind.name``) whose panel makes the roll; one its panels offer.
+    #: The roll kind (``RollKind.name``) whose roll form makes the roll; one its roll forms offer.
     roll_kind: str
-    #: The panel's fields that pick it ({"skill_name": "Acrobatics"}): a select's option, a
-    #: radio's value, a text; a checkbox named here is ticked, every other one of the panel
-    #: is unticked. Fields not named keep what the player left in them (the difficulty).
+    #: The roll form's fields that pick it ({"skill_name": "Acrobatics"}): a select's option, a
+    #: radio's value, a text; a checkbox named here is ticked, every other one of the roll
+    #: form is unticked. Fields not named keep what the player left in them (the difficulty).
     fields: Mapping[str, str]
     #: The button's first words: "Roll", "Attack with".
     verb: str = "Roll"
@@ -94,8 +94,9 @@ class DieReading:
 class System:
     """Everything the generic code needs to know of one game system.
 
-    ``roll_kinds``: ``RollKind``s (tabletop.scenes.rollkinds) its roll panels offer.
-    ``panels``: ``ProcedurePanel``s (tabletop.scenes.procedures) shown on its scene page.
+    ``roll_kinds``: ``RollKind``s (tabletop.scenes.rollkinds) its roll forms offer.
+    ``procedure_views``: ``ProcedureView``s (tabletop.scenes.procedures) shown on its scene
+    page.
     ``commands``: websocket commands (tabletop.scenes.commands.Command) of its procedures.
     ``event_kinds``: ``EventKind``s (tabletop.scenes.kinds) its actions record.
     ``sheet``: ``sheet(ruleset) -> SheetSpec`` (tabletop.characters.sheets): the parts its
@@ -112,12 +113,12 @@ class System:
     ``demo``: ``demo(campaign, users) -> None`` builds the demo table's characters.
     ``rollables``: ``rollables(character, ruleset) -> list[Rollable]`` every number of the
     character's sheet its rules roll (a skill, an attribute, a training perk...), in reading
-    order: the scene's Sheet tool draws each as a button that fills that roll's panel.
+    order: the scene's Sheet tool draws each as a button that fills its roll form.
     ``currencies``: the ``Currency``s and harm its characters carry, in the order its tables
     show them: columns of its ``sheet_model``.
     ``pools``: ``pools(character, spec) -> list[dict]`` its characters' pools, each
     ``{"name", "current", "max"}`` (two_dice's resources), shown beside its currencies in the
-    party panel, the GM's table and the Sheet tool, if it has any.
+    Party tool, the GM's table and the Sheet tool, if it has any.
     ``sheet_model``: the model its characters are kept as (its app's ``models.py``): a
     subclass of ``Character`` holding its sheet's fields, currencies and harm in its own
     table, one row per character, keyed to the character's row. None: plain ``Character``s.
@@ -136,7 +137,7 @@ class System:
     label: str
     rules: ModuleType
     roll_kinds: tuple[Any, ...] = ()
-    panels: tuple[Any, ...] = ()
+    procedure_views: tuple[Any, ...] = ()
     commands: tuple[Any, ...] = ()
     event_kinds: tuple[Any, ...] = ()
     sheet: Callable[[Mapping[str, Any]], Any] | None = None
@@ -201,7 +202,7 @@ def _owner_of(item: Any) -> str:
 
 
 def register(system: System) -> System:
-    """Add a system; its roll kinds, panels, commands and event kinds join the generic
+    """Add a system; its roll kinds, procedure views, commands and event kinds join the generic
     registries that the scene code reads. A slug or a name another system (or generic code)
     holds is refused with ``NameTaken``, and then nothing of the system is registered."""
     claim(_SYSTEMS, system.slug, system, what="system", owner=f"system {system.slug!r}")

@@ -36,8 +36,8 @@ The names, by what a system does with them:
   ``campaign_character``, ``character_for_roll``, ``character_locked``:
   ``character_locked(model, pk)``, a sheet model's row locked); form values (``whole``,
   ``sheet_int``, ``form_list``); the dice (``game_dice``); ``canonical_json``.
-- **Its procedure panels**: ``ProcedurePanel``; the turn tracker's (``turns_state``,
-  ``require_started``, ``close_pending``, ``TurnExtras``, ``TURNS_PANEL``,
+- **Its procedure views**: ``ProcedureView``; the turn tracker's (``turns_state``,
+  ``require_started``, ``close_pending``, ``TurnExtras``, ``TURNS_VIEW``,
   ``turn_participant_id``).
 """
 
@@ -99,9 +99,9 @@ from tabletop.scenes.fastpath import change_row, character_locked, save_together
 from tabletop.scenes.kinds import ANY_AUDIENCE, EventKind
 from tabletop.scenes.kit import scene_action, scene_locked
 from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet
-from tabletop.scenes.procedures import ProcedurePanel
+from tabletop.scenes.procedures import ProcedureView
 from tabletop.scenes.procedures.state import procedure_state, store_state
-from tabletop.scenes.procedures.turns import NAME as TURNS_PANEL
+from tabletop.scenes.procedures.turns import NAME as TURNS_VIEW
 from tabletop.scenes.procedures.turns import TurnExtras
 from tabletop.scenes.procedures.turns import participant_id as turn_participant_id
 from tabletop.scenes.record import note_sheet, record_event, reveal_event
@@ -163,7 +163,7 @@ __all__ = [
     "Parsed",
     "Picks",
     "Pools",
-    "ProcedurePanel",
+    "ProcedureView",
     "ROLL_KINDS",
     "ROWS_ADDED",
     "ROWS_FIXED",
@@ -179,7 +179,7 @@ __all__ = [
     "SheetSpec",
     "SkillList",
     "System",
-    "TURNS_PANEL",
+    "TURNS_VIEW",
     "TaggedNames",
     "Text",
     "TurnExtras",

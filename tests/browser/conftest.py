@@ -105,7 +105,7 @@ class PageErrors:
 
     def expect_outage(self) -> None:
         """The test stops its server: the browser logs each refused connection, and a request
-        the page makes then (a roll panel's odds), or had in flight as it stopped, fails."""
+        the page makes then (a roll form's odds), or had in flight as it stopped, fails."""
         for pattern in OUTAGE_ERRORS:
             self.expect(pattern)
 

@@ -69,7 +69,7 @@ def join(browser: Browser, server, user: str, url: str) -> Page:
 
 
 def at_the_challenge(browser: Browser, server) -> tuple[Page, Page]:
-    """The GM and alice at a new scene, the challenge panel in front of them."""
+    """The GM and alice at a new scene, the challenge view in front of them."""
     gm, alice = open_scene(browser, server, CAMPAIGN)
     for page in (gm, alice):
         show_tab(page, "In play")
@@ -84,7 +84,7 @@ def reload(*pages: Page) -> None:
 
 
 def chain(page: Page):
-    return page.locator("#panel-challenge .die-face")
+    return page.locator("#procedure-challenge .die-face")
 
 
 def expect_chain(page: Page, labels: list[str]) -> None:
@@ -116,7 +116,7 @@ def test_a_challenge_to_success_with_a_gm_and_two_players(browser: Browser, serv
     players = ["die 1 of 3: 5", "die 2 of 3: 7", "die 3 of 3: 7"]
     for page in (alice, bob):
         expect_chain(page, players)  # no placeholder where the hidden die lies
-        expect(page.locator("#panel-challenge .hidden-die")).to_have_count(0)
+        expect(page.locator("#procedure-challenge .hidden-die")).to_have_count(0)
         expect(page.locator(".event-challenge_set .commitment.sealed")).to_have_count(1)
     expect_chain(
         gm,
@@ -135,17 +135,17 @@ def test_a_challenge_to_success_with_a_gm_and_two_players(browser: Browser, serv
         expect(chain(page).nth(1)).to_have_attribute("aria-label", "die 2 of 3: 6")
         expect(page.locator(".event-challenge_adjust")).to_contain_text("Mira Vell")
         expect(page.locator(".pair-off")).to_have_count(0)  # every neighbour differs by one
-    expect(bob.locator("#panel-challenge .challenge-banner")).to_contain_text("solved")
+    expect(bob.locator("#procedure-challenge .challenge-banner")).to_contain_text("solved")
     gm.get_by_role("button", name="Reveal position 3 (6)").click()
 
     # The hidden 6 slides in as die 3 of 4 for everyone.
     for page in (alice, bob):
         expect_chain(page, ["die 1 of 4: 5", "die 2 of 4: 6", "die 3 of 4: 6", "die 4 of 4: 7"])
-        expect(page.locator("#panel-challenge .just-revealed")).to_have_count(1)
+        expect(page.locator("#procedure-challenge .just-revealed")).to_have_count(1)
         expect(page.locator(".event-challenge_reveal")).to_contain_text("die 3 of 4")
 
     # Bob calibrates die 4 to 8 with the toolkit; alice moves die 3 up: 5 6 7 8.
-    bob.locator("#panel-challenge .toolkit summary").click()
+    bob.locator("#procedure-challenge .toolkit summary").click()
     calibrate = bob.locator(".toolkit-ability", has_text="Calibrate")
     calibrate.locator('select[name="die"]').select_option(label="die 4: 7")
     calibrate.locator('input[name="value"]').fill("8")
@@ -154,15 +154,15 @@ def test_a_challenge_to_success_with_a_gm_and_two_players(browser: Browser, serv
     alice.get_by_role("button", name="Adjust die 3 up from 6").click()
 
     for page in (gm, alice, bob):
-        expect(page.locator("#panel-challenge .challenge-banner")).to_contain_text("Success")
+        expect(page.locator("#procedure-challenge .challenge-banner")).to_contain_text("Success")
         expect_chain(page, ["die 1 of 4: 5", "die 2 of 4: 6", "die 3 of 4: 7", "die 4 of 4: 8"])
         # Layout and nonce published: each browser recomputed the commitment.
-        expect(page.locator("#panel-challenge .verify-status")).to_have_text(VERIFIED)
+        expect(page.locator("#procedure-challenge .verify-status")).to_have_text(VERIFIED)
         expect(page.locator(".event-challenge_end .verify-status")).to_have_text(VERIFIED)
         expect(page.locator(".event-challenge_set .verify-status")).to_have_text(VERIFIED)
         expect(page.locator(".event-challenge_set")).to_contain_text("6 hidden")
     # The GM can set up the next one.
-    expect(gm.locator("#panel-challenge .challenge-setup summary")).to_contain_text("a new")
+    expect(gm.locator("#procedure-challenge .challenge-setup summary")).to_contain_text("a new")
 
 
 @pytest.mark.usefixtures("sure_and_hopeless")
@@ -173,7 +173,7 @@ def test_a_challenge_to_failure_jams_and_a_greyed_out_toolkit(browser: Browser, 
     reload(gm, alice)
     expect_chain(alice, ["die 1 of 3: 3", "die 2 of 3: 6", "die 3 of 3: 10"])
 
-    alice.locator("#panel-challenge .toolkit summary").click()
+    alice.locator("#procedure-challenge .toolkit summary").click()
     shake = alice.locator(".toolkit-ability", has_text="Shake Loose")
     shake.locator('select[name="die"]').select_option(label="die 1: 3")
     shake.get_by_role("button", name="Use Shake Loose").click()
@@ -189,8 +189,8 @@ def test_a_challenge_to_failure_jams_and_a_greyed_out_toolkit(browser: Browser, 
         expect(chain(page).first).to_have_attribute("aria-label", re.compile(r"1 of 3: 3, jammed"))
     expect(chain(alice).first).to_have_attribute("aria-label", "die 1 of 3: 3, jammed")
     expect(alice.get_by_role("button", name=re.compile("^Adjust die 1 "))).to_have_count(0)
-    # Turned upside down: the panel is morphed in place, so the die turns over (a transition).
-    jammed = alice.locator("#panel-challenge .chain-item.jammed .die-face")
+    # Turned upside down: the view is morphed in place, so the die turns over (a transition).
+    jammed = alice.locator("#procedure-challenge .chain-item.jammed .die-face")
     alice.wait_for_function(
         "el => getComputedStyle(el).transform.startsWith('matrix(-1')", arg=jammed.element_handle()
     )
@@ -198,7 +198,7 @@ def test_a_challenge_to_failure_jams_and_a_greyed_out_toolkit(browser: Browser, 
     # Die 2 jams next to it: 3 and 6 can never be neighbours, so the challenge fails at once.
     alice.get_by_role("button", name="Adjust die 2 down from 6").click()
     for page in (alice, gm):
-        banner = page.locator("#panel-challenge .challenge-banner")
+        banner = page.locator("#procedure-challenge .challenge-banner")
         expect(banner).to_contain_text("Failure")
         expect(banner).to_have_attribute("role", "alert")
         expect(page.locator(".event-challenge_end")).to_contain_text("failed")
@@ -206,24 +206,24 @@ def test_a_challenge_to_failure_jams_and_a_greyed_out_toolkit(browser: Browser, 
     expect(alice.get_by_role("button", name=re.compile("^Adjust die"))).to_have_count(0)
 
 
-def test_the_gm_sets_up_from_the_panel_and_calls_it_off(browser: Browser, server):
+def test_the_gm_sets_up_from_the_view_and_calls_it_off(browser: Browser, server):
     gm, alice = at_the_challenge(browser, server)
-    setup = gm.locator("#panel-challenge .challenge-setup")
+    setup = gm.locator("#procedure-challenge .challenge-setup")
     setup.get_by_label("Difficulty").select_option("hard")
     setup.get_by_label("Challenge type").select_option("Force")
     setup.get_by_label("Second type").select_option("Perception")
     setup.get_by_label("Chain length").fill("5")
     setup.get_by_role("button", name="Roll the chain").click()
 
-    expect(gm.locator("#panel-challenge .challenge-meta")).to_contain_text("Force / Perception")
+    expect(gm.locator("#procedure-challenge .challenge-meta")).to_contain_text("Force / Perception")
     expect(chain(gm)).to_have_count(5)
     # However many dice the secret mask hid, alice sees exactly the others.
-    expect(alice.locator("#panel-challenge .challenge-meta")).to_contain_text("Hard")
+    expect(alice.locator("#procedure-challenge .challenge-meta")).to_contain_text("Hard")
     expect(chain(alice)).to_have_count(visible_count(server, gm))
     expect(alice.get_by_role("button", name="Call the challenge off")).to_have_count(0)
 
     gm.get_by_role("button", name="Call the challenge off").click()
     for page in (gm, alice):
-        expect(page.locator("#panel-challenge .challenge-banner")).to_contain_text("Called off")
+        expect(page.locator("#procedure-challenge .challenge-banner")).to_contain_text("Called off")
         expect(chain(page)).to_have_count(5)  # the whole layout is public now
-        expect(page.locator("#panel-challenge .verify-status")).to_have_text(VERIFIED)
+        expect(page.locator("#procedure-challenge .verify-status")).to_have_text(VERIFIED)

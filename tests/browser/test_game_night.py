@@ -1,6 +1,6 @@
 """A game night for every system and every hidden mode, in Chromium with a GM and two players.
 
-For each demo table, a roll is made from the system's main roll panel in each hidden mode
+For each demo table, a roll is made from the system's main roll form in each hidden mode
 (private to GM, blind, self, the GM's secret) and, on the percentile table, the GM's secret
 perception roll; then the GM reveals it (a self roll is its roller's alone: nobody may reveal
 it). Every member who may see it has the full card live, in seq order and verified, without a
@@ -41,8 +41,8 @@ def newest_seq(page: Page) -> int:
     return max(seqs(page))
 
 
-def roll_from_main_panel(seat: Seat, mode: str) -> int:
-    """Roll the system's main roll (the Roll tool's open panel) in ``mode``; the new seq."""
+def roll_from_main_roll_form(seat: Seat, mode: str) -> int:
+    """Roll the system's main roll (the Roll tool's open roll form) in ``mode``; the new seq."""
     page = seat.page
     show_tab(page, "Roll")
     form = page.locator("#tab-roll details[open] form.roll-form").first
@@ -72,10 +72,10 @@ def arrived(page: Page, before: int) -> int:
 def perception_roll(gm: Seat) -> int:
     page = gm.page
     show_tab(page, "In play")
-    panel = page.locator("#perception-roll")
-    panel.locator("summary").click()
+    perception = page.locator("#perception-roll")
+    perception.locator("summary").click()
     before = newest_seq(page)
-    panel.get_by_role("button", name="Roll in secret").click()
+    perception.get_by_role("button", name="Roll in secret").click()
     return arrived(page, before)
 
 
@@ -124,7 +124,7 @@ def test_every_hidden_mode_is_revealed_live_to_exactly_who_may_see_it(
         seq = (
             perception_roll(gm)
             if mode == "perception"
-            else roll_from_main_panel(seats[roller], mode)
+            else roll_from_main_roll_form(seats[roller], mode)
         )
         words = seats[min(full)].page.locator(f"#event-{seq} .roll-summary").text_content()
         for user, seat in seats.items():

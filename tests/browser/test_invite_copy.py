@@ -42,8 +42,8 @@ def test_copy_link_puts_the_invite_link_on_the_clipboard(browser: Browser, serve
     expect(status).to_contain_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == invite_url
 
-    # The panel is swapped by htmx when the GM makes a new link: the button still works, and
-    # copies the new link.
+    # The invites section is swapped by htmx when the GM makes a new link: the button still works,
+    # and copies the new link.
     page.get_by_role("button", name="Make a new link").click()
     expect(page.locator("#invite-url")).not_to_have_value(invite_url)
     expect(page.locator("#invite-copy-status")).to_be_empty()

@@ -3,14 +3,14 @@
 - roll_and_keep's speciality checkboxes on the Roll tab: the caption "(Cunning, Sable)" lay over
   the box (Pico styles a ``<small>`` after an input as the field's help line);
 - annulus's "Act in the challenge as" select ran past the right edge on a phone;
-- two_dice's Party and GM tables were wider than their panel (the Resolve column cut off);
+- two_dice's Party and GM tables were wider than their tool (the Resolve column cut off);
 - the statistics tables' Expected column was cut on a phone;
 - the character form after a refused save: an error summary at the top, focused, each error a
   link to its field.
 
 "Fits" means more than test_page_widths.py's check (the document no wider than the window):
 no scroll container in the part of the page measured holds content wider than itself, since a
-panel that scrolls sideways hides its last column as surely as the page edge does.
+tool that scrolls sideways hides its last column as surely as the page edge does.
 """
 
 from __future__ import annotations
@@ -170,11 +170,11 @@ def test_the_challenge_character_select_fits(pages, server, challenge_scene, use
 
 @pytest.mark.parametrize("tab", ["Party", "GM"])
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_two_dice_tables_fit_their_panel(pages, server, data, tab, width):
+def test_the_two_dice_tables_fit_their_tool(pages, server, data, tab, width):
     page = pages("gm")
     page.set_viewport_size({"width": width, "height": HEIGHTS[width]})
     open_scene_tab(page, f"{server.url}/scenes/{data['systems']['two_dice']['scene']}/", tab)
-    table = page.locator(".side-panel:not([hidden]) table").first
+    table = page.locator(".tool:not([hidden]) table").first
     expect(table.locator("thead th").last).to_have_text("Resolve")
     assert not (found := contained(page, ".side-pane")), f"at {width}px:\n" + "\n".join(found)
 

@@ -1,10 +1,10 @@
 """A command made while the server is away is neither lost nor doubled (issue 27, point 4).
 
-With the server stopped, Send or Roll keeps the line in the composer and the roll panel as the
+With the server stopped, Send or Roll keeps the line in the composer and the roll form as the
 user left it, shows "sending…" and then "not sent" with Retry and Cancel; once the server is
 back, the page is live within 5 s and sends each command again with its id, which the server
 records once: one card, also after a reload. "Retry now" reconnects at once, and the roll
-panels ask for no odds while the server is away. Each test runs on a daphne of its own (the
+forms ask for no odds while the server is away. Each test runs on a daphne of its own (the
 module's), stopped and started again on the same port.
 """
 
@@ -78,10 +78,10 @@ def back(server: Server, page: Page) -> None:
 
 def dice_box(page: Page) -> Locator:
     show_tab(page, "Roll")
-    panel = page.locator("#tab-roll details", has=page.locator("summary", has_text="Dice"))
-    if panel.get_attribute("open") is None:
-        panel.locator("summary").click()
-    return panel.locator("form.roll-form")
+    roll_form = page.locator("#tab-roll details", has=page.locator("summary", has_text="Dice"))
+    if roll_form.get_attribute("open") is None:
+        roll_form.locator("summary").click()
+    return roll_form.locator("form.roll-form")
 
 
 def test_a_line_said_while_the_server_is_down_is_kept_then_sent_once(browser: Browser, own, outage):
@@ -134,12 +134,12 @@ def test_a_roll_made_while_the_server_is_down_is_made_once_when_it_is_back(
     expect(state).to_contain_text("not sent", timeout=NOT_SENT_AFTER_MS)
     expect(state.get_by_role("button", name="Retry Roll")).to_be_visible()
     expect(state.get_by_role("button", name="Cancel Roll")).to_be_visible()
-    assert form.evaluate(FIELDS) == chosen, "the panel changed before the roll was made"
+    assert form.evaluate(FIELDS) == chosen, "the roll form changed before the roll was made"
 
     back(server, page)
     expect(rolls).to_have_count(1)
     expect(state.locator(".command-line")).to_have_count(0)
-    # Made: the panel's one-roll mode goes back to the table's.
+    # Made: the roll form's one-roll mode goes back to the table's.
     expect(form.get_by_label("Mode")).to_have_value("public")
     page.wait_for_timeout(1500)
     expect(rolls).to_have_count(1)
@@ -232,7 +232,7 @@ def test_no_odds_are_asked_for_while_the_server_is_down(browser: Browser, own, o
     assert asked[before:] == [], "odds were asked for while the server was down"
 
     back(server, page)
-    # Live again: the panel's odds are asked for once more, for what its fields say now.
+    # Live again: the roll form's odds are asked for once more, for what its fields say now.
     for _ in range(50):
         if len(asked) > before:
             break

@@ -1,11 +1,11 @@
-"""A refused roll leaves its panel exactly as the user left it, on every roll panel of every
+"""A refused roll leaves its roll form exactly as the user left it, on every roll form of every
 system: the mode above all (a hidden roll must never turn public behind the user's back), and
 every other field.
 
-Each panel of the Roll tool is filled with values of the user's own (the GM in the GM's secret
+Each roll form of the Roll tool is filled with values of the user's own (the GM in the GM's secret
 mode, a player blind to the GM), and the roll is refused by the server: the socket relay swaps
 the character for one that is in no campaign, which every roll refuses. Nothing is recorded,
-the refusal shows, and every field still holds what the user chose. Then the same panel rolls
+the refusal shows, and every field still holds what the user chose. Then the same roll form rolls
 for real, and its mode goes back to the table's, as a one-roll choice should.
 """
 
@@ -82,13 +82,13 @@ def test_a_refused_roll_keeps_the_mode_and_every_field(
     seat = RefusingSeat(browser, server, user, paths[f"Demo: {system}"])
     page = seat.page
     show_tab(page, "Roll")
-    panels = page.locator("#tab-roll details")
-    assert panels.count() >= 2, "every system has its rolls and the dice box"
-    for index in range(panels.count()):
-        panel = panels.nth(index)
-        if panel.get_attribute("open") is None:
-            panel.locator("summary").click()
-        form = panel.locator("form.roll-form")
+    roll_forms = page.locator("#tab-roll details")
+    assert roll_forms.count() >= 2, "every system has its rolls and the dice box"
+    for index in range(roll_forms.count()):
+        roll_form = roll_forms.nth(index)
+        if roll_form.get_attribute("open") is None:
+            roll_form.locator("summary").click()
+        form = roll_form.locator("form.roll-form")
         form.evaluate(CHANGE_FIELDS, mode)
         chosen = fields(form)
         assert ["mode", mode] in chosen
@@ -96,14 +96,14 @@ def test_a_refused_roll_keeps_the_mode_and_every_field(
         form.get_by_role("button", name="Roll", exact=True).click()
         expect(page.locator("#scene-errors .error")).to_be_visible()
         page.wait_for_timeout(300)  # the page's own reaction to the refusal, if it had one
-        assert fields(form) == chosen, f"panel {index + 1} changed after a refusal"
+        assert fields(form) == chosen, f"roll form {index + 1} changed after a refusal"
         assert cards(page) == before  # nothing recorded
         page.locator("#scene-errors").evaluate("el => el.replaceChildren()")
 
-    # The table's mode is public; a panel's one-roll mode returns to it once a roll is made.
+    # The table's mode is public; a roll form's one-roll mode returns to it once a roll is made.
     seat.refusing = False
-    panel = panels.last  # the dice box: any expression rolls
-    form = panel.locator("form.roll-form")
+    roll_form = roll_forms.last  # the dice box: any expression rolls
+    form = roll_form.locator("form.roll-form")
     form.locator("input[name='expression'], input[type='text']").first.fill("1d6")
     form.locator("select[name='mode']").select_option(mode)
     before = cards(page)

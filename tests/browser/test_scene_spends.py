@@ -29,7 +29,7 @@ def open_scene(browser: Browser, server, campaign: str) -> tuple[Page, Page]:
     return gm, player
 
 
-def panel(page: Page, label: str):
+def roll_form(page: Page, label: str):
     details = page.locator("details", has=page.locator("summary", has_text=label))
     if details.get_attribute("open") is None:
         details.locator("summary").click()
@@ -38,7 +38,7 @@ def panel(page: Page, label: str):
 
 def test_a_benny_spend_updates_the_card_for_gm_and_player(browser: Browser, server):
     gm, player = open_scene(browser, server, "Demo: Conductor")
-    standard = panel(player, "Standard roll")
+    standard = roll_form(player, "Standard roll")
     standard.locator('select[name="skill_name"]').select_option("Acrobatics")
     standard.locator('input[name="difficulty"]').fill("40")  # d12 + 1 never gets over 40
     expect(standard.locator(".odds")).to_contain_text("Failure")
@@ -68,7 +68,7 @@ def test_a_benny_spend_updates_the_card_for_gm_and_player(browser: Browser, serv
 
 def test_a_blind_roll_stays_hidden_until_revealed_then_verifies(browser: Browser, server):
     gm, player = open_scene(browser, server, "Demo: Conductor")
-    dice = panel(player, "Dice")
+    dice = roll_form(player, "Dice")
     # Six digits, which a card's commitment (hex) holds by chance once in 300,000 rolls.
     dice.get_by_label("Dice expression").fill("1d1000+777000")
     dice.locator('select[name="mode"]').select_option("blind")
@@ -79,7 +79,7 @@ def test_a_blind_roll_stays_hidden_until_revealed_then_verifies(browser: Browser
     value = gm.locator(".event-roll .roll-summary").inner_text()
     assert re.fullmatch(r"77[78]\d{3}", value)
     # Nothing of the value in the player's log, only the sealed commitment. (Not the whole
-    # page: its dice panel prints the odds of what alice typed, 777631–777672 and the like,
+    # page: its Dice roll form prints the odds of what alice typed, 777631–777672 and the like,
     # and a card's time its microseconds, where a total once turned up by chance.)
     log = re.sub(r"<time[^>]*>[^<]*</time>", "", player.locator("#scene-log").inner_html())
     assert value not in log
@@ -93,7 +93,7 @@ def test_a_blind_roll_stays_hidden_until_revealed_then_verifies(browser: Browser
 
 def test_a_secret_altered_after_it_was_sealed_is_flagged(browser: Browser, server):
     gm, player = open_scene(browser, server, "Demo: Conductor")
-    dice = panel(player, "Dice")
+    dice = roll_form(player, "Dice")
     dice.get_by_label("Dice expression").fill("1d6")
     dice.locator('select[name="mode"]').select_option("blind")
     dice.get_by_role("button", name="Roll").click()
@@ -115,10 +115,10 @@ def test_a_secret_altered_after_it_was_sealed_is_flagged(browser: Browser, serve
 
 
 def test_picking_a_foe_sets_and_shows_its_difficulty(browser: Browser, server):
-    # (A snag from issue 15.) The attack panel's difficulty field follows the foe picked, and
+    # (A snag from issue 15.) The attack roll form's difficulty field follows the foe picked, and
     # the odds are those against it; "none" gives the field back.
     gm, _ = open_scene(browser, server, "Demo: Conductor")
-    attack = panel(gm, "Attack roll")
+    attack = roll_form(gm, "Attack roll")
     difficulty = attack.locator('input[name="difficulty"]')
     foe = attack.locator('select[name="foe"]')
     wolf = foe.locator("option", has_text="Ridge Wolf")

@@ -1,10 +1,11 @@
 """The Sheet tool (issue 28, "the sheet at the table"), in Chromium: in each of the five demo
 campaigns alice opens her sheet and clicks its main rollable; the Roll tool shows that roll's
-panel with her character and that skill (or attribute, training perk...) picked, in the table-wide
-mode, with its odds; she rolls and the card lands in the log with that roll, in that mode. The GM's
-sheet shows any character (a foe's, rolled the same way). A currency the GM changes moves on
-alice's sheet without a reload (and a cost a check pays, on two_dice). On a phone the click leads
-to the Roll tab with the panel filled. Nothing overflows at 390x844 or 1280x800."""
+roll form with her character and that skill (or attribute, training perk...) picked, in the
+table-wide mode, with its odds; she rolls and the card lands in the log with that roll, in that
+mode. The GM's sheet shows any character (a foe's, rolled the same way). A currency the GM
+changes moves on alice's sheet without a reload (and a cost a check pays, on two_dice). On a
+phone the click leads to the Roll tab with the roll form filled. Nothing overflows at 390x844 or
+1280x800."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def sheet_button(page: Page, name: str) -> Locator:
 
 
 def click_rollable(page: Page, name: str) -> tuple[Locator, dict[str, str], str]:
-    """Click a rollable of the sheet showing; the roll panel it fills, its fields, its character."""
+    """Click a rollable of the sheet showing; the roll form it fills, its fields, its character."""
     button = sheet_button(page, name)
     fields = json.loads(button.get_attribute("data-fields"))
     character = button.get_attribute("data-character")
@@ -51,7 +52,7 @@ def click_rollable(page: Page, name: str) -> tuple[Locator, dict[str, str], str]
 
 
 def expect_filled(form: Locator, fields: dict[str, str], character: str, mode: str) -> None:
-    """The panel open and showing, with the rollable's character, fields and the table's mode,
+    """The roll form open and showing, with the rollable's character, fields and the table's mode,
     and its odds (the chart, and their gist beside Roll)."""
     expect(form).to_be_visible()
     expect(form.locator("select[name=character]")).to_have_value(character)
@@ -90,7 +91,7 @@ def test_a_skill_on_the_sheet_is_rolled_in_the_table_wide_mode(
 
     form, fields, character = click_rollable(alice.page, rollable)
     expect_filled(form, fields, character, "gm")
-    # Only the filled panel is open in the Roll tool, its Roll button ready for the next click.
+    # Only the filled roll form is open in the Roll tool, its Roll button ready for the next click.
     expect(alice.page.locator("#tab-roll details[open]")).to_have_count(1)
     expect(form.get_by_role("button", name="Roll", exact=True)).to_be_focused()
     form.get_by_role("button", name="Roll", exact=True).click()

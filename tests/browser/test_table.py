@@ -210,14 +210,14 @@ def test_a_quiet_reconnect_marks_no_later_card_as_missed(table):
     expect(bob.page.locator("#missed-marker")).to_have_count(0)
 
 
-def test_the_table_wide_roll_mode_is_every_panel_s_default(table):
+def test_the_table_wide_roll_mode_is_every_roll_form_s_default(table):
     gm, alice, bob = table
     dice = alice.page.locator("details", has=alice.page.locator("summary", has_text="Dice"))
     dice.locator("summary").click()
-    panel_mode = dice.get_by_label("Mode")
-    expect(panel_mode).to_have_value("public")
+    form_mode = dice.get_by_label("Mode")
+    expect(form_mode).to_have_value("public")
     alice.page.get_by_label("Rolls").select_option(label="Blind to GM")
-    expect(panel_mode).to_have_value("blind")
+    expect(form_mode).to_have_value("blind")
 
     dice.get_by_label("Dice expression").fill("1d2+33331")
     dice.get_by_role("button", name="Roll").click()
@@ -230,13 +230,13 @@ def test_the_table_wide_roll_mode_is_every_panel_s_default(table):
     expect(gm.page.locator(".event-roll").last).to_contain_text(re.compile("3333[23]"))
     assert not re.search("3333[23]", alice.everything() + bob.everything())
 
-    # One roll in another mode; the panel then goes back to the table's.
-    panel_mode.select_option("public")
+    # One roll in another mode; the roll form then goes back to the table's.
+    form_mode.select_option("public")
     dice.get_by_label("Dice expression").fill("1d2+22220")
     dice.get_by_role("button", name="Roll").click()
     for seat in table:
         expect(seat.page.locator(".event-roll").last).to_contain_text(re.compile("2222[12]"))
-    expect(panel_mode).to_have_value("blind")
+    expect(form_mode).to_have_value("blind")
     # The page remembers the table's mode.
     alice.page.reload()
     expect(alice.page.get_by_label("Rolls")).to_have_value("blind")
@@ -300,7 +300,7 @@ def test_every_demo_scene_fits_with_the_composer_and_newest_card_in_view(
         assert in_view(page, composer), f"{campaign}: the composer is off screen"
         widths = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
         assert widths[0] <= widths[1], f"{campaign} overflows: {widths}"
-        # Every tool tab fits too (wide party and GM tables scroll inside their panel).
+        # Every tool tab fits too (wide party and GM tables scroll inside their tool).
         for tab in page.get_by_role("tab").all():
             if tab.is_visible():
                 tab.click()
@@ -373,7 +373,7 @@ def test_a_tool_that_changes_behind_another_tab_gets_a_dot(browser: Browser, ser
     kestrel = alice.page.locator('#party tr:has-text("Kestrel") td[data-field="bennies"]')
     before = int(kestrel.inner_text())
     gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more bennies")).click()
-    expect(kestrel).to_have_text(str(before + 1))  # the party panel changed behind Roll
+    expect(kestrel).to_have_text(str(before + 1))  # the Party tool changed behind Roll
     expect(party).to_have_class(re.compile("updated"))
     # The GM's own table (the dashboard's, morphed alone) says the same.
     mine = gm.page.locator('#gm-dashboard #gm-table tr:has-text("Kestrel") [data-field="bennies"]')
@@ -398,8 +398,8 @@ def test_each_member_s_round_trip_shows_in_the_presence_list(browser: Browser, s
 
 def test_a_check_moves_only_its_characters_numbers_on_every_page(browser: Browser, server):
     # A two_dice check pays its cost from the roller's sheet: the frames carry that
-    # character's numbers alone, each swapped into its cell of the party panel and of the
-    # GM's table (not the panels, not the other characters).
+    # character's numbers alone, each swapped into its cell of the Party tool and of the
+    # GM's table (not the whole tools, not the other characters).
     path = demo_scenes(server)["Demo: Two Dice"]
     gm = Seat(browser, server, "gm", path)
     alice = Seat(browser, server, "alice", path)

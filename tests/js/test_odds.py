@@ -1,4 +1,4 @@
-"""A roll panel's odds (static/js/scene/odds.js): those the table was away for are kept, each
+"""A roll form's odds (static/js/scene/odds.js): those the table was away for are kept, each
 once, and asked for again once it is back if still on the page; their one line beside the Roll
 button (templates/scenes/_odds.html's note, error or rows)."""
 
@@ -26,16 +26,17 @@ return {
 
 
 def test_odds_skipped_again_and_again_are_asked_for_once():
-    # Every change of a panel's fields while the table is away asks for its odds: kept once.
+    # Every change of a roll form's fields while the table is away asks for its odds: kept once.
     case = {"kept": ["roll", "roll", "trait", "roll", "trait"], "on": ["roll", "trait"]}
     assert one("odds.js", STALE, case) == {"kept": ["roll", "trait"], "due": ["roll", "trait"]}
 
 
 def test_odds_no_longer_on_the_page_are_not_asked_for():
-    # A panel swapped out meanwhile (a new party list, a GM's panel): its old odds element is gone.
-    case = {"kept": ["roll", "old-panel", "trait"], "on": ["roll", "trait"]}
+    # A roll form swapped out meanwhile (a new party list, the GM's roll forms): its old odds
+    # element is gone.
+    case = {"kept": ["roll", "old-form", "trait"], "on": ["roll", "trait"]}
     assert one("odds.js", STALE, case) == {
-        "kept": ["roll", "old-panel", "trait"],
+        "kept": ["roll", "old-form", "trait"],
         "due": ["roll", "trait"],
     }
 

@@ -1,6 +1,6 @@
 """The Sheet tool (static/js/scene/sheet.js): a rollable's fields, as the server writes them in
-data-fields (tabletop/scenes/panels.py, json.dumps of Rollable.fields), become the values its
-roll panel's fields are set to."""
+data-fields (tabletop/scenes/tools.py, json.dumps of Rollable.fields), become the values its
+roll form's fields are set to."""
 
 from __future__ import annotations
 
@@ -33,5 +33,5 @@ def test_values_become_texts_as_a_forms_fields_hold_them():
 
 @pytest.mark.parametrize("text", [None, "", "{}", "{not json", '{"skill_name": '])
 def test_no_fields_or_unreadable_ones_set_nothing(text):
-    # The character is still picked and the panel opened; the rollable's fields are left alone.
+    # The character is still picked and the roll form opened; the rollable's fields are left alone.
     assert one("sheet.js", BODY, text) == []

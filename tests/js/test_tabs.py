@@ -104,7 +104,7 @@ def test_other_keys_move_nowhere(key):
     assert one("tabs.js", KEY, {"key": key, "at": 1, "count": 4}) == -1
 
 
-def test_a_changed_tool_is_in_view_only_when_its_panel_shows():
+def test_a_changed_tool_is_in_view_only_when_it_shows():
     cases = [
         [False, False, "log"],  # a desktop: the tool beside the log is in view
         [False, False, "party"],

@@ -188,7 +188,7 @@ class SceneClient:
         await self._socket.send(json.dumps(command))
 
     async def roll(self, expression: str = "1d6", mode: str = "public") -> None:
-        """What a roll panel's form sends (ws-send: the form's fields as JSON)."""
+        """What a roll form sends (ws-send: the form's fields as JSON)."""
         await self.send(command="roll", roll_kind="expression", expression=expression, mode=mode)
 
     def new_id(self) -> str:

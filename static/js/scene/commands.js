@@ -185,7 +185,7 @@ function watchAnswers() {
 }
 
 // A command's state shows where it was made: under the composer for a line, in a roll
-// panel's action bar for its roll, else under the scene's header (a card's or a panel's button).
+// form's action bar for its roll, else under the scene's header (a card's or a tool's button).
 function boxFor(command) {
   const form = command.form;
   if (form && form.id === "composer") { return document.getElementById("composer-pending"); }
@@ -237,7 +237,7 @@ function focusOrigin(command) {
   if (target) { target.focus(); }
 }
 
-// formDone(form): what a form's command does once answered without an error (a roll panel
+// formDone(form): what a form's command does once answered without an error (a roll form
 // goes back to the table's mode).
 export function listen(formDone) {
   watchAnswers();
@@ -252,7 +252,7 @@ export function listen(formDone) {
     focusOrigin(command);
   });
 
-  // A form sent over the socket (a roll panel, a procedure's form, a card's button) is made a
+  // A form sent over the socket (a roll form, a procedure's form, a card's button) is made a
   // command here and sent by the page, not by the extension (whose queue would send it again).
   document.body.addEventListener("htmx:wsConfigSend", function (evt) {
     const form = evt.detail && evt.detail.elt;

@@ -1,6 +1,6 @@
 // No unit test: DOM wiring only, with no decision of its own to test without a page.
-// Panels pushed live (party, dashboard, procedures) are morphed into place, not replaced, so
-// a panel re-rendered under a player's fingers keeps the focus, the open <details> and what is
+// Tools and procedure views pushed live (party, dashboard, procedures) are morphed into place,
+// not replaced, so one re-rendered under a player's fingers keeps the focus, the open <details> and what is
 // being typed, and does not eat the click. Only the "morph" style is ours: htmx-ext's own
 // morph extension also claims "beforeend", which would nest the log in itself.
 // Defined before htmx processes the page (scene.js says why that holds for a module).

@@ -1,6 +1,6 @@
-// A roll panel's odds (its .odds element asks the server with hx-get): not asked for while the
+// A roll form's odds (its .odds element asks the server with hx-get): not asked for while the
 // table is away (the request could only fail); those skipped, or failed as they went, are asked
-// for again once it is back. Just fetched, their one-line summary joins the panel's Roll button.
+// for again once it is back. Just fetched, their one-line summary joins the roll form's Roll button.
 
 import { isOffline } from "./socket.js";
 
@@ -66,8 +66,8 @@ export function listen() {
     if (isOdds(el)) { keepStale(staleOdds, el); }
   });
 
-  // A roll panel's odds, just fetched: their one-line summary joins the Roll button in the
-  // panel's action bar, which stays in view while the full table may be scrolled away.
+  // A roll form's odds, just fetched: their one-line summary joins the Roll button in the
+  // roll form's action bar, which stays in view while the full table may be scrolled away.
   document.body.addEventListener("htmx:afterSwap", function (evt) {
     const odds = evt.detail && evt.detail.target;
     if (!odds || !odds.classList || !odds.classList.contains("odds")) { return; }

@@ -1,13 +1,13 @@
 // The Sheet tool: a character's sheet at the table (templates/scenes/_sheet_tool.html).
-// Each rollable number is a button that fills its roll panel (the character, what is rolled,
+// Each rollable number is a button that fills its roll form (the character, what is rolled,
 // the table-wide mode), opens it in the Roll tool and asks for its odds: one more click rolls.
-// The sheet's currencies mirror the party panel's and the GM table's cells (data-mirrors
+// The sheet's currencies mirror the Party tool's and the GM table's cells (data-mirrors
 // names the cell), which the server's frames keep live: the sheet has no frames of its own.
 // The GM (or a player with several characters) picks whose sheet shows; the page remembers.
 
 import { recall, remember, sceneKey } from "./page.js";
 import { showTab } from "./tabs.js";
-import { applyTableMode, setField } from "./roll-panels.js";
+import { applyTableMode, setField } from "./roll-forms.js";
 import { askOdds } from "./odds.js";
 
 function sheetKey() { return sceneKey("scene-sheet"); }
@@ -37,7 +37,7 @@ export function mirrorSheet() {
   });
 }
 
-function fillRollPanel(button) {
+function fillRollForm(button) {
   const kind = button.getAttribute("data-roll-kind");
   const form = document.querySelector("#tab-roll form.roll-form[data-roll-kind='" + kind + "']");
   if (!form) { return; }
@@ -49,14 +49,14 @@ function fillRollPanel(button) {
     setField(form, field[0], field[1]);
   });
   applyTableMode(form);
-  const panel = form.closest("details");
+  const rollForm = form.closest("details");
   document.querySelectorAll("#tab-roll details[open]").forEach(function (other) {
-    if (other !== panel) { other.open = false; }
+    if (other !== rollForm) { other.open = false; }
   });
-  if (panel) { panel.open = true; }
+  if (rollForm) { rollForm.open = true; }
   showTab("roll", true);
   askOdds(form.querySelector(".odds"));
-  if (panel) { panel.scrollIntoView({ block: "start" }); }
+  if (rollForm) { rollForm.scrollIntoView({ block: "start" }); }
   const roll = form.querySelector("button[type='submit']");
   if (roll) { roll.focus({ preventScroll: true }); }
 }
@@ -71,7 +71,7 @@ export function startSheet() {
 export function listen() {
   document.addEventListener("click", function (evt) {
     const button = evt.target.closest ? evt.target.closest("#tab-sheet [data-rollable]") : null;
-    if (button) { fillRollPanel(button); }
+    if (button) { fillRollForm(button); }
   });
 
   document.addEventListener("change", function (evt) {

@@ -38,7 +38,7 @@ export function tabAfterKey(key, at, count) {
   return (at + (key === "ArrowRight" ? 1 : -1) + count) % count;
 }
 
-// A tool's panel is in view: not hidden, and on a phone only while the log is not the tab.
+// A tool is in view: not hidden, and on a phone only while the log is not the tab.
 export function toolInView(hidden, phone, tab) { return !hidden && (!phone || tab !== "log"); }
 
 function layout() { return document.querySelector(".table-layout"); }
@@ -63,8 +63,8 @@ export function showTab(name, keep) {
     b.setAttribute("aria-selected", on ? "true" : "false");
     b.tabIndex = on ? 0 : -1;
     if (on) { b.classList.remove("updated"); }
-    const panel = document.getElementById(b.getAttribute("aria-controls"));
-    if (panel && tab !== "log") { panel.hidden = tab !== sideTab; }
+    const tool = document.getElementById(b.getAttribute("aria-controls"));
+    if (tool && tab !== "log") { tool.hidden = tab !== sideTab; }
   });
   if (keep) { remember("sessionStorage", tabKey(), name); }
   if (name === "log") { scrollLog(); }
@@ -87,10 +87,10 @@ export function watchLayout() {
 
 // A tool that changed while another tab is showing gets a dot on its tab.
 function flagUpdated(target) {
-  const panel = target && target.closest ? target.closest("[role='tabpanel']") : null;
-  if (!panel || panel.id === "tab-log") { return; }
-  if (toolInView(panel.hidden, onPhone(), currentTab())) { return; }
-  const button = document.querySelector(".tab-bar [aria-controls='" + panel.id + "']");
+  const tool = target && target.closest ? target.closest("[role='tabpanel']") : null;
+  if (!tool || tool.id === "tab-log") { return; }
+  if (toolInView(tool.hidden, onPhone(), currentTab())) { return; }
+  const button = document.querySelector(".tab-bar [aria-controls='" + tool.id + "']");
   if (button) { button.classList.add("updated"); }
 }
 
@@ -112,7 +112,7 @@ export function listen() {
     showTab(visible[next].getAttribute("data-tab"), true);
   });
 
-  // A panel swapped in while its tab is hidden: flag the tab.
+  // A tool's part swapped in while its tab is hidden: flag the tab.
   // (An outerHTML swap's detail.target is the element it replaced, out of the page by now; the
   // event fires on what was swapped in. A morph keeps the element, detail.target.)
   document.body.addEventListener("htmx:oobAfterSwap", function (evt) {

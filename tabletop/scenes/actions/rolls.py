@@ -1,4 +1,4 @@
-"""Rolls on every roll panel, in every mode, and the GM's reveal of a hidden one.
+"""Rolls on every roll form, in every mode, and the GM's reveal of a hidden one.
 
 What a roll sets going at the table (a foe striking back) is its kind's ``consequences``: run at
 once for a roll everyone sees, on the reveal for a hidden one, never for a self roll, so nothing
@@ -98,7 +98,7 @@ def roll(
     foe: Character | None = None,
     rng: Rng | None = None,
 ) -> SceneEvent:
-    """Roll one of the panel's roll kinds in a mode (public, gm, blind, self, secret).
+    """Roll one of the roll forms' roll kinds in a mode (public, gm, blind, self, secret).
 
     ``foe``: the foe a roll is made against (its difficulty is the roll's); the kind's
     consequences may use it (a conductor attack that misses makes it strike back).
@@ -192,7 +192,7 @@ def reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -> Sce
 
 
 def _foe(scene: Scene, user: Any, data: Any) -> Character | None:
-    """The foe a roll panel picked, for the kinds made against a foe."""
+    """The foe a roll form picked, for the kinds made against a foe."""
     kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))
     return foe_for(scene, data.get("foe")) if kind is not None and kind.against else None
 

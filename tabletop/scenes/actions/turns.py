@@ -1,6 +1,6 @@
 """The turn tracker, in every system (seed 003's action economy; offered everywhere):
 teams, turns and rounds, one action per turn and one reaction per round. State: the
-``turns`` panel's ``Scene.state`` entry, changed only by these actions (and a system's, as
+``turns`` view's ``Scene.state`` entry, changed only by these actions (and a system's, as
 two_dice's checks) through ``procedures.state``, under the scene row's lock."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from tabletop.scenes.access import require_player
 from tabletop.scenes.commands import Choice, Command, Member, Parsed, Rolling, Text
 from tabletop.scenes.kit import rules_say_no, scene_action
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.procedures import turns as turns_panel
+from tabletop.scenes.procedures import turns as turns_view
 from tabletop.scenes.procedures.state import procedure_state, store_state
 from tabletop.scenes.record import record_event
 
@@ -36,9 +36,9 @@ def _turn_event(scene: Scene, actor: Any, message: str, **extra: Any) -> SceneEv
 def turns_state(scene: Scene) -> tuple[dict[str, Any], TurnTracker]:
     """The turn tracker's state on the locked scene (a system's pending action is in it), and
     its tracker."""
-    state = procedure_state(scene, turns_panel.NAME) or {}
+    state = procedure_state(scene, turns_view.NAME) or {}
     with rules_say_no():
-        return state, turns_panel.tracker_of(state)
+        return state, turns_view.tracker_of(state)
 
 
 def close_pending(scene: Scene, seq: int, **changes: Any) -> SceneEvent | None:
@@ -79,10 +79,10 @@ def turns_start(*, scene: Scene, actor: Any, lineup: Iterable[tuple[Character, s
             if character.campaign_id != scene.campaign_id:
                 raise ValidationError("That character is not in this campaign.")
             tracker, _ = tracker.add_participant(
-                turns_panel.participant_id(character), name=character.name, team=team
+                turns_view.participant_id(character), name=character.name, team=team
             )
         tracker, event = tracker.start()
-    store_state(scene, turns_panel.NAME, {"tracker": tracker.to_dict(), "pending": None})
+    store_state(scene, turns_view.NAME, {"tracker": tracker.to_dict(), "pending": None})
     order = "; ".join(
         f"{team}: {', '.join(tracker.participant(p).name for p in tracker.members(team))}"
         for team in tracker.order
@@ -111,7 +111,7 @@ def turns_end(*, scene: Scene, actor: Any) -> SceneEvent:
         raise ValidationError("A check is waiting for reactions: roll it before the turn ends.")
     with rules_say_no():
         tracker, event = tracker.end_turn()
-    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
     message = event.message
     if event.refreshed:
         back = ", ".join(tracker.participant(p).name for p in event.refreshed)
@@ -137,8 +137,8 @@ def _player_spends(scene: Scene, actor: Any, character: Character, spend: Callab
     require_player(scene, actor, character)
     state, tracker = turns_state(scene)
     with rules_say_no():
-        tracker, event = spend(tracker, turns_panel.participant_id(character))
-    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+        tracker, event = spend(tracker, turns_view.participant_id(character))
+    store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
     return _turn_event(scene, actor, event.message)
 
 
@@ -147,14 +147,14 @@ def turns_join(*, scene: Scene, actor: Any, character: Character, team: str = ""
     """The GM adds a character (a new team goes last in the order)."""
     if character.campaign_id != scene.campaign_id:
         raise ValidationError("That character is not in this campaign.")
-    team = _team_name(team, turns_panel.DEFAULT_TEAMS.get(character.kind, "Others"))
+    team = _team_name(team, turns_view.DEFAULT_TEAMS.get(character.kind, "Others"))
     state, tracker = turns_state(scene)
     require_started(tracker)
     with rules_say_no():
         tracker, event = tracker.add_participant(
-            turns_panel.participant_id(character), name=character.name, team=team
+            turns_view.participant_id(character), name=character.name, team=team
         )
-    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
     return _turn_event(scene, actor, event.message)
 
 
@@ -162,15 +162,15 @@ def turns_join(*, scene: Scene, actor: Any, character: Character, team: str = ""
 def turns_leave(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
     """The GM takes a character out of the turns (the turn passes on if their team empties)."""
     state, tracker = turns_state(scene)
-    pid = turns_panel.participant_id(character)
-    if pid in turns_panel.involved_in_pending(state):
+    pid = turns_view.participant_id(character)
+    if pid in turns_view.involved_in_pending(state):
         raise ValidationError(f"{character.name}'s pending check must be rolled first.")
     with rules_say_no():
         tracker, event = tracker.remove_participant(pid)
     if not tracker.participants:
-        store_state(scene, turns_panel.NAME, None)
+        store_state(scene, turns_view.NAME, None)
         return _turn_event(scene, actor, f"{event.message} Nobody is left: the turns end.")
-    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
     return _turn_event(scene, actor, event.message)
 
 
@@ -190,7 +190,7 @@ def turns_move(*, scene: Scene, actor: Any, team: str, step: int) -> SceneEvent:
     order[at], order[to] = order[to], order[at]
     with rules_say_no():
         tracker, event = tracker.set_order(order)
-    store_state(scene, turns_panel.NAME, {**state, "tracker": tracker.to_dict()})
+    store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
     return _turn_event(scene, actor, event.message)
 
 
@@ -206,7 +206,7 @@ def turns_stop(*, scene: Scene, actor: Any) -> SceneEvent:
         close_pending(scene, state["pending"]["seq"], status="dropped")
         refresh.append(state["pending"]["seq"])
         message += " The waiting check is dropped."
-    store_state(scene, turns_panel.NAME, None)
+    store_state(scene, turns_view.NAME, None)
     return _turn_event(scene, actor, message, refresh=refresh)
 
 
@@ -216,10 +216,10 @@ def turns_stop(*, scene: Scene, actor: Any) -> SceneEvent:
 def _lineup(scene: Scene, user: Any, data: Any) -> list[tuple[Character, str]]:
     """The start form: a tick and a team per character of the roster."""
     lineup = []
-    for character in turns_panel.roster(scene):
+    for character in turns_view.roster(scene):
         if data.get(f"in:{character.pk}") in (None, "", False, "off"):
             continue
-        default = turns_panel.DEFAULT_TEAMS.get(character.kind, "Others")
+        default = turns_view.DEFAULT_TEAMS.get(character.kind, "Others")
         lineup.append((character, _team_name(data.get(f"team:{character.pk}"), default)))
     return lineup
 

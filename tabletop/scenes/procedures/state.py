@@ -1,4 +1,4 @@
-"""A procedure's state: its entry in ``Scene.state[<panel name>]``, read by ``procedure_state``
+"""A procedure's state: its entry in ``Scene.state[<view name>]``, read by ``procedure_state``
 and written by ``store_state``, the one path every procedure uses (its actions, under the scene
 row's lock: ``kit.scene_action``)."""
 
@@ -10,7 +10,7 @@ from tabletop.scenes.models import Scene
 
 
 def procedure_state(scene: Scene, name: str) -> dict[str, Any] | None:
-    """A procedure's state (its panel's ``Scene.state`` entry), or None."""
+    """A procedure's state (its view's ``Scene.state`` entry), or None."""
     value = (scene.state or {}).get(name)
     return dict(value) if isinstance(value, dict) else None
 

@@ -1,4 +1,4 @@
-"""The turn tracker panel (every system) and its state in ``Scene.state["turns"]``.
+"""The turn tracker view (every system) and its state in ``Scene.state["turns"]``.
 
 The tracker itself is ``rules.turns.TurnTracker`` (teams, rounds, one action per turn, one
 reaction per round). Participants are the scene's characters, by id (``str(character.pk)``),
@@ -22,7 +22,7 @@ from typing import Any
 from rules.turns import TurnTracker
 from tabletop import systems
 from tabletop.characters.models import Character
-from tabletop.scenes.procedures import ProcedurePanel, register
+from tabletop.scenes.procedures import ProcedureView, register
 
 NAME = "turns"
 #: The team a character joins unless the GM names another.
@@ -56,7 +56,7 @@ def involved_in_pending(state: dict[str, Any]) -> set[str]:
 
 @dataclass(frozen=True)
 class TurnExtras:
-    """What a system adds to the turn tracker: ``template`` (included in the panel),
+    """What a system adds to the turn tracker: ``template`` (included in the view),
     ``context(scene, state, tracker, members) -> dict`` for it, with ``pending`` (the pending
     action as the template shows it, or None)."""
 
@@ -73,7 +73,7 @@ def participant_id(character: Character) -> str:
     return str(character.pk)
 
 
-# --- the panel ---------------------------------------------------------------------------------
+# --- the view ----------------------------------------------------------------------------------
 
 
 def _member(tracker: TurnTracker, pid: str, characters: dict[str, Character]) -> dict[str, Any]:
@@ -143,7 +143,7 @@ def closes_at(state: dict[str, Any]) -> datetime | None:
 
 
 register(
-    ProcedurePanel(
+    ProcedureView(
         name=NAME,
         label="Turns",
         template="scenes/procedures/turns.html",

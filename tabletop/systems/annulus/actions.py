@@ -9,7 +9,7 @@ and turns the rules' refusals into the player's error; the action keeps the chal
 State: the ``challenge`` procedure state (``procedure_state``/``store_state``, changed only
 here, under the scene row's lock) holds the rules' ``Challenge`` (``to_dict()``: every die, the
 hidden ones too), the seq of its setup event and the last move. It never reaches a player: the
-panel renders views built from it (tabletop/systems/annulus/panels.py).
+procedure view renders views built from it (tabletop/systems/annulus/procedure_views.py).
 
 Secrecy: the setup event ``challenge_set`` is private to the GM with the layout (mask, hidden
 positions, every die) as its secret, so ``record_event`` makes ONE commitment to the whole layout
@@ -55,7 +55,7 @@ from tabletop.systems.api import (
     whole,
 )
 
-#: The procedure state's name (and the panel's).
+#: The procedure state's name (and the view's).
 STATE_KEY = "challenge"
 #: What the kit's system guard calls these moves ("... belong to the Annulus system.").
 CHALLENGES = "Operation challenges"

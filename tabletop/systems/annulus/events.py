@@ -1,11 +1,11 @@
-"""The events of an operation challenge: each makes the challenge panel stale. Each declares the
+"""The events of an operation challenge: each makes the challenge view stale. Each declares the
 data its card reads."""
 
 from typing import Any, TypedDict
 
 from tabletop.systems.api import ANY_AUDIENCE, EventKind
 
-_PANEL = frozenset({"challenge"})
+_VIEW = frozenset({"challenge"})
 
 
 class ChallengeSet(TypedDict):
@@ -89,22 +89,22 @@ EVENT_KINDS = (
     EventKind(
         "challenge_set",
         "systems/annulus/events/set.html",
-        _PANEL,
+        _VIEW,
         ANY_AUDIENCE,
         public=ChallengeSet,
         secret=Layout,
     ),
     EventKind(
-        "challenge_adjust", "systems/annulus/events/adjust.html", _PANEL, public=ChallengeAdjust
+        "challenge_adjust", "systems/annulus/events/adjust.html", _VIEW, public=ChallengeAdjust
     ),
     EventKind(
-        "challenge_reveal", "systems/annulus/events/reveal.html", _PANEL, public=ChallengeReveal
+        "challenge_reveal", "systems/annulus/events/reveal.html", _VIEW, public=ChallengeReveal
     ),
     EventKind(
         "challenge_toolkit",
         "systems/annulus/events/toolkit.html",
-        _PANEL,
+        _VIEW,
         public=ChallengeToolkit,
     ),
-    EventKind("challenge_end", "systems/annulus/events/end.html", _PANEL, public=ChallengeEnd),
+    EventKind("challenge_end", "systems/annulus/events/end.html", _VIEW, public=ChallengeEnd),
 )

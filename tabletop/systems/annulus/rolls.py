@@ -1,6 +1,6 @@
 """annulus_check: a challenge check or op check made outside a live operation challenge.
 
-The panel picks a difficulty (successes needed), one or two challenge types (the character's
+The roll form picks a difficulty (successes needed), one or two challenge types (the character's
 training-perk dice for them are added: the larger perk when both match, as the rules read it)
 and the kind of check: a challenge check (3 dice by default) or an op check (4 dice).
 The rules' check functions take a challenge; a one-die stand-in carries the difficulty and
@@ -17,7 +17,7 @@ from rules import annulus
 from rules.core import MAX_POOL, lookup
 from tabletop.systems.api import RollKind, RollOutcome, field_int, field_str, odds_rows, percent
 
-#: This system's roll kinds, in the order its roll panels show them.
+#: This system's roll kinds, in the order its roll forms show them.
 KINDS: list[RollKind] = []
 
 CHECKS = {

@@ -5,7 +5,7 @@ from typing import Any, TypedDict
 
 from tabletop.systems.api import EventKind
 
-_SHEETS = frozenset({"party", "dashboard"})  # bennies and hits are on the party panel
+_SHEETS = frozenset({"party", "dashboard"})  # bennies and hits are on the Party tool
 _EXPEDITION = frozenset({"expedition", "party", "dashboard"})
 _T = "systems/conductor/events"
 

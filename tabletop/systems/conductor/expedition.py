@@ -1,7 +1,7 @@
 """conductor's procedures in a live scene: the wilderness expedition, and a heal's effect on the
 patient's sheet.
 
-The expedition is the ``expedition`` panel's procedure state, ``rules.conductor.Expedition``
+The expedition is the ``expedition`` view's procedure state, ``rules.conductor.Expedition``
 as a dict, read and written only through the action kit (``procedure_state``, ``store_state``).
 Each of its moves is a ``@scene_action``: the kit authorises the actor, refuses a closed scene
 and a campaign of another system, locks the scene row (one expedition move at a time) and turns
@@ -11,7 +11,7 @@ The GM starts it, runs the party (leader, mounts, water vehicle, feeding, joinin
 and ends each phase; each player picks the phase's action for their own characters (the GM may
 pick for anyone), and any player of the party or the GM declares the party's travel. The lasting
 hits the procedure deals or heals go onto the sheets (``Character.lasting_hits``). Every step is
-a public event whose card tells the table what happened, and it refreshes the expedition panel
+a public event whose card tells the table what happened, and it refreshes the expedition view
 for everyone.
 """
 
@@ -49,7 +49,7 @@ from tabletop.systems.api import pay as _pay
 from tabletop.systems.conductor.models import ConductorSheet
 from tabletop.systems.conductor.rolls import sheet_skill
 
-#: The key of the expedition in ``Scene.state`` (and the panel's name).
+#: The key of the expedition in ``Scene.state`` (and the view's name).
 STATE_KEY = "expedition"
 
 #: The party changes the GM makes between (or during) phases.

@@ -1,7 +1,7 @@
 """conductor roll kinds: the standard roll (d12 + skill over a difficulty) and the attack roll
 ((1 + skill) d6 against the foe's difficulty, sixes explode).
 
-With a character, the panel's ``skill_name`` picks one of the sheet's skills (shown as
+With a character, the roll form's ``skill_name`` picks one of the sheet's skills (shown as
 "Weapon (Sword)"; a specified skill counts +1, ``rules.conductor.effective_skill``) or
 "untrained" (skill 0). Without a character (the GM rolling for someone off-sheet) the numeric
 ``skill`` field is used. Bennies are spent after the roll (``spend_benny``, called by the scene's
@@ -37,10 +37,10 @@ def foe_difficulty(foe: Any) -> dict[str, Any]:
     return {"difficulty": foe.difficulty}
 
 
-#: This system's roll kinds, in the order its roll panels show them.
+#: This system's roll kinds, in the order its roll forms show them.
 KINDS: list[RollKind] = []
 
-#: The panel's skill select: "no skill on the sheet, roll as untrained".
+#: The roll form's skill select: "no skill on the sheet, roll as untrained".
 UNTRAINED = "untrained"
 #: Bounds of the hand-typed numbers (the sheet's skills are 0..10, difficulties 1..20).
 SKILL_MAX = 30
@@ -324,7 +324,7 @@ def sheet_skill(character: Any, skill: str, *, ruleset: Any = None) -> tuple[str
 
 def _named_skill(data, character, ruleset, skill: str) -> tuple[str, int]:
     # Healing heals with the Healing skill, poison is brewed with Poison (seed "Skill
-    # Descriptions"); off-sheet the panel's numeric skill is used, as for the other rolls.
+    # Descriptions"); off-sheet the roll form's numeric skill is used, as for the other rolls.
     if character is None:
         value = field_int(data, "skill", label="Skill", low=0, high=SKILL_MAX)
         return f"skill {value}", value
@@ -500,7 +500,7 @@ KINDS.append(
         stale=frozenset({"party", "dashboard"}),  # hits on the sheet
         label="Foe strikes back",
         card="systems/conductor/rolls/foe_attack.html",
-        on_panel=False,
+        on_roll_form=False,
         band_of=hits_landed,
         band_labels=HIT_LABELS,
     )

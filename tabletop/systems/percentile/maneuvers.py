@@ -1,5 +1,5 @@
 """percentile tracked maneuvers (seed 004): repeated attempts (-25 per failure), slumps and
-zones, the GM's secret perception rolls. State: the ``maneuvers`` panel's ``Scene.state``
+zones, the GM's secret perception rolls. State: the ``maneuvers`` view's ``Scene.state``
 entry, read and written through the action kit (``tabletop.scenes.kit``), which also authorises
 each move, keeps it to percentile campaigns and runs it under the scene row's lock."""
 
@@ -30,7 +30,7 @@ from tabletop.systems.api import (
     store_state,
     stored_odds,
 )
-from tabletop.systems.percentile import panels as percentile_state
+from tabletop.systems.percentile import procedure_views as percentile_state
 from tabletop.systems.percentile import rolls as percentile_kinds
 
 SYSTEM = "percentile"
@@ -60,7 +60,7 @@ def _maneuver_asked(
     zones go by skill), its column and the attempt's name (retries go by attempt)."""
     args = percentile_kinds.maneuver_args(data, character, ruleset)
     skill, column = args.pop("skill"), args.pop("column")
-    args.pop("retry_failures")  # typed by hand on the roll panel; the tracker knows them here
+    args.pop("retry_failures")  # typed by hand on the roll form; the tracker knows them here
     task = str(data.get("task") or "").strip() or skill
     if len(task) > 80:
         raise ValidationError("Keep the attempt's name under 80 characters.")
@@ -69,7 +69,7 @@ def _maneuver_asked(
 
 def _tracked_odds(chances: percentile.ManeuverOdds) -> dict[str, Any]:
     """The odds it had, with the tracked retries and slump or zone: its card's headline and the
-    dice statistics' bands, as for a roll from the panel."""
+    dice statistics' bands, as for a roll from the roll form."""
     return stored_odds(
         {
             "chance": chances.success_or_better,
@@ -114,7 +114,7 @@ def maneuver_track(
     you've had with this particular attempt gives you a cumulative -25 to subsequent attempts".
     A success ends the attempt, so the tracker forgets it. The roll's card is the maneuver's,
     so plot points may change it as any other; the tracker keeps the roll as first rolled and
-    the GM corrects it from the panel if a change calls for it.
+    the GM corrects it from the view if a change calls for it.
     """
     require_player(scene, actor, character)
     if not str(data.get("skill") or "").strip():

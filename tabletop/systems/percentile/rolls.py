@@ -1,10 +1,10 @@
 """percentile: open-ended d100 + skill value + modifiers, read on Chart 14.1.
 
-The panel takes a skill from the character's sheet (or a typed SV), up to three conditions
+The roll form takes a skill from the character's sheet (or a typed SV), up to three conditions
 from the modifier table for one column (Movement, Items, Influence, Perception, Magic), a free
 "other modifier" and the number of earlier failures on this attempt (-25 each by default).
 Condition values come from the campaign's ruleset (overrides and custom rows included); the
-odds note lists each one as resolved, so the panel only needs the condition names.
+odds note lists each one as resolved, so the roll form only needs the condition names.
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ from tabletop.systems.api import (
     percent,
 )
 
-#: This system's roll kinds, in the order its roll panels show them.
+#: This system's roll kinds, in the order its roll forms show them.
 KINDS: list[RollKind] = []
 
-#: Condition selects offered on the panel.
+#: Condition selects offered on the roll form.
 CONDITION_FIELDS = ("condition_1", "condition_2", "condition_3")
 OTHER_MODIFIER = "Other modifier"
 
 
 @dataclasses.dataclass(frozen=True)
 class PercentileRollKind(RollKind):
-    """A roll kind whose panel also lists the modifier table's columns and conditions."""
+    """A roll kind whose roll form also lists the modifier table's columns and conditions."""
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -203,12 +203,13 @@ KINDS.append(
 # --- specials: running, potency, breakage, pure chance, perception -------------------------------
 # Seed 004's rolls that "do not use a corresponding skill" (running, potency, breakage, pure
 # chance) and the GM's perception roll for a player. The maneuver tracker (procedures/
-# percentile_state.py) reads the maneuver panel's fields with ``maneuver_args``.
+# percentile_state.py) reads the maneuver roll form's fields with ``maneuver_args``.
 
 
 def maneuver_args(data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
-    """The maneuver panel's fields as ``rules.percentile.roll`` arguments, with the skill's label
-    and the column (the tracked maneuver adds the tracked retries and slump or zone itself)."""
+    """The maneuver roll form's fields as ``rules.percentile.roll`` arguments, with the skill's
+    label and the column (the tracked maneuver adds the tracked retries and slump or zone
+    itself)."""
     return _parse(data, character, ruleset)
 
 
@@ -593,14 +594,14 @@ KINDS.append(
     )
 )
 # The GM's secret perception roll is made from the maneuver tracker's GM form (an action that
-# forces the GM-only audience), never from the roll panels: no system offers it there.
+# forces the GM-only audience), never from the roll forms: no system offers it there.
 KINDS.append(
     PercentileRollKind(
         name="percentile_perception",
         stale=frozenset({"maneuvers"}),
         label="Perception (GM, secret)",
         card="systems/percentile/rolls/perception.html",
-        on_panel=False,
+        on_roll_form=False,
         roll=roll_perception,
         odds=odds_perception,
         band_labels=percentile.BAND_LABELS,

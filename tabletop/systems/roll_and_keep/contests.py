@@ -1,7 +1,8 @@
 """roll_and_keep opposed and extended actions (seed 001): directly and indirectly opposed
 contests, extended actions with a target and a per-round minimum. Each is a ``@scene_action``
-(the kit authorises, guards the system, locks the scene). State: the ``contests`` panel's entry,
-read with ``panels.state_of`` and written with the kit's ``store_state``, only by these actions."""
+(the kit authorises, guards the system, locks the scene). State: the ``contests`` view's entry,
+read with ``procedure_views.state_of`` and written with the kit's ``store_state``, only by these
+actions."""
 
 from __future__ import annotations
 
@@ -32,14 +33,14 @@ from tabletop.systems.api import (
     store_state,
     whole,
 )
-from tabletop.systems.roll_and_keep import panels as contest_panel
+from tabletop.systems.roll_and_keep import procedure_views as contest_view
 from tabletop.systems.roll_and_keep.models import RollAndKeepSheet
 
 # --- roll_and_keep: directly and indirectly opposed, extended ------------------------------------
 
 #: The system these moves belong to (the kit refuses them in a campaign of another).
 SLUG = "roll_and_keep"
-#: At most this many contests and extended actions stand on the panel at once.
+#: At most this many contests and extended actions stand on the view at once.
 MAX_CONTESTS = 8
 
 
@@ -110,7 +111,7 @@ def _rak_difficulty(raw: Any, ruleset: Any) -> tuple[str, int]:
 
 
 def _add_contest(scene: Scene, item: dict[str, Any]) -> dict[str, Any]:
-    state = contest_panel.state_of(scene)
+    state = contest_view.state_of(scene)
     if len(state["items"]) >= MAX_CONTESTS:
         raise ValidationError(f"At most {MAX_CONTESTS} contests at once: clear a finished one.")
     # Secret contests count apart ("s1", "s2"): a gap in the players' numbers would tell them
@@ -119,7 +120,7 @@ def _add_contest(scene: Scene, item: dict[str, Any]) -> dict[str, Any]:
     item["id"] = f"s{state[counter]}" if item.get("secret") else state[counter]
     state[counter] += 1
     state["items"].append(item)
-    store_state(scene, contest_panel.NAME, state)
+    store_state(scene, contest_view.NAME, state)
     return item
 
 
@@ -358,7 +359,7 @@ def _roll_side(
 def _note_roll(
     item: dict[str, Any], rolling: dict[str, Any], result: rak.RollResult, ruleset: Any
 ) -> dict[str, Any]:
-    """Write the roll into the contest (the panel's state) and return where the contest stands
+    """Write the roll into the contest (the view's state) and return where the contest stands
     for the card: a directly opposed action settled by its second roll, the passive side of an
     indirect one, an extended action's running total."""
     rolling["roll"] = {
@@ -449,11 +450,11 @@ def contest_roll(
     next round of an extended action. The second roll of a directly opposed action settles it:
     net successes, the winner and the margin (a tie keeps the status quo)."""
     ruleset = scene.campaign.effective_ruleset()
-    state = contest_panel.state_of(scene)
+    state = contest_view.state_of(scene)
     item, rolling, character = _rolling_side(scene, actor, state, contest_id, side)
     result = _roll_side(item, rolling, ruleset, rng)
     contest = _note_roll(item, rolling, result, ruleset)
-    store_state(scene, contest_panel.NAME, state)
+    store_state(scene, contest_view.NAME, state)
     label = CONTEST_LABELS.get(item["kind"]) or f"Extended: {item.get('task', '')}"
     return record_roll(
         scene=scene,
@@ -468,11 +469,11 @@ def contest_roll(
 
 @scene_action(gm=True, system=SLUG, what="Opposed actions")
 def contest_clear(*, scene: Scene, actor: Any, contest_id: Any) -> SceneEvent:
-    """The GM takes a contest off the panel (finished or abandoned)."""
-    state = contest_panel.state_of(scene)
+    """The GM takes a contest off the view (finished or abandoned)."""
+    state = contest_view.state_of(scene)
     item = _find_contest(state, contest_id)
     state["items"] = [i for i in state["items"] if i["id"] != item["id"]]
-    store_state(scene, contest_panel.NAME, state)
+    store_state(scene, contest_view.NAME, state)
     return record_event(
         scene=scene,
         kind="contest",

@@ -12,7 +12,7 @@ from rules import roll_and_keep as rak
 from tabletop.systems.api import Rollable
 
 KIND = "roll_and_keep"
-#: The panel's checkbox of a speciality (rolls.SPECIALITY_PREFIX).
+#: The roll form's checkbox of a speciality (rolls.SPECIALITY_PREFIX).
 SPECIALITY = "speciality:"
 
 

@@ -18,10 +18,10 @@ from django.core.exceptions import ValidationError
 from rules import roll_and_keep as rak
 from tabletop.systems.api import RollKind, RollOutcome, field_int, odds_rows, ordered_bands, percent
 
-#: This system's roll kinds, in the order its roll panels show them.
+#: This system's roll kinds, in the order its roll forms show them.
 KINDS: list[RollKind] = []
 
-#: Checkbox fields of the panel: "speciality:Deceit" = "on".
+#: Checkbox fields of the roll form: "speciality:Deceit" = "on".
 SPECIALITY_PREFIX = "speciality:"
 POOL_MAX = 30
 
@@ -191,7 +191,7 @@ KINDS.append(
         stale=frozenset({"contests"}),
         label="Contest",
         card="systems/roll_and_keep/rolls/contest.html",
-        on_panel=False,
+        on_roll_form=False,
         no_odds="a contest's odds depend on the other side's roll.",
     )
 )

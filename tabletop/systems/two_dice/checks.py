@@ -3,7 +3,7 @@ hinder or resist it in the reaction window, then it rolls with every penalty sta
 
 Each move is a ``@scene_action`` (the kit authorises, guards the system, locks the scene); the
 window closing by itself (``check_resolve`` with no actor, from ``resolve_due``) locks the scene
-on its own. State: the ``turns`` panel's entry (its ``pending`` check), through the kit."""
+on its own. State: the ``turns`` view's entry (its ``pending`` check), through the kit."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ from tabletop.systems.api import (
     whole,
 )
 from tabletop.systems.two_dice.models import TwoDiceSheet
-from tabletop.systems.two_dice.panels import pending_of, window_open
+from tabletop.systems.two_dice.procedure_views import pending_of, window_open
 from tabletop.systems.two_dice.resources import pay_from_sheet
 from tabletop.systems.two_dice.rolls import BAND_LABELS as TWO_DICE_BANDS
 from tabletop.systems.two_dice.rolls import OTHER_PENALTY
@@ -182,7 +182,7 @@ def check_declare(
             "action": action.to_dict(),
         },
     )
-    store_state(scene, api.TURNS_PANEL, state)
+    store_state(scene, api.TURNS_VIEW, state)
     return event
 
 
@@ -316,7 +316,7 @@ def check_react(
     pending, opposed = oppose(pid, reaction, rng=rng)
     state["tracker"] = tracker.to_dict()
     state["pending"] = {**state["pending"], "action": pending.to_dict()}
-    store_state(scene, api.TURNS_PANEL, state)
+    store_state(scene, api.TURNS_VIEW, state)
     names = _names_by_id(tracker)
     declared_seq = state["pending"]["seq"]
     against = names.get(pending.actor, pending.actor)
@@ -455,14 +455,14 @@ def _roll(
         declared.save(update_fields=["public"])
     _pay(event, character, pending.payment)
     state.update(pending=None, last={"seq": event.seq, "summary": f"{name}: {summary}"})
-    store_state(scene, api.TURNS_PANEL, state)
+    store_state(scene, api.TURNS_VIEW, state)
     return event
 
 
 def resolve_due(*, scene: Scene, now: datetime | None = None) -> int:
     """Roll the scene's pending check if its reaction window has closed (the follow-up when the
     window closes, and the heartbeat's safety net); how many events that recorded."""
-    pending = (procedure_state(scene, api.TURNS_PANEL) or {}).get("pending")
+    pending = (procedure_state(scene, api.TURNS_VIEW) or {}).get("pending")
     if not pending or window_open(pending, now):
         return 0
     with contextlib.suppress(ValidationError):  # rolled, dropped or closed meanwhile

@@ -1,6 +1,6 @@
 """What the scene's Sheet tool offers to roll from a two_dice sheet (seed 003): a check (2d6 +
 attribute) for each attribute, its cost paid from the linked resource with more points left
-(the panel lets the player pick the other one)."""
+(the roll form lets the player pick the other one)."""
 
 from __future__ import annotations
 

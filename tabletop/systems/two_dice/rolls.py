@@ -1,6 +1,6 @@
 """two_dice: 2d6 + attribute against 15, the difficulty's cost paid from a linked resource.
 
-The panel picks an attribute, a difficulty and the resource that pays (one of the two linked to
+The roll form picks an attribute, a difficulty and the resource that pays (one of the two linked to
 the attribute); the character's sheet gives the attribute's value and the resource's current
 points. The resource is NOT deducted here (the spend action comes later): the card shows what
 would be paid and the penalty of whatever cannot be paid.
@@ -24,7 +24,7 @@ from tabletop.systems.api import (
 )
 from tabletop.systems.two_dice import resources
 
-#: This system's roll kinds, in the order its roll panels show them.
+#: This system's roll kinds, in the order its roll forms show them.
 KINDS: list[RollKind] = []
 
 BAND_LABELS = {
@@ -42,7 +42,7 @@ def _sheet_int(value: Any) -> int:
 
 
 def _parse(data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
-    """The check's arguments: names from the panel, numbers from the sheet (or the panel)."""
+    """The check's arguments: names from the roll form, numbers from the sheet (or the form)."""
     attribute, resource = two_dice.check_pairing(
         attribute=field_str(data, "attribute", label="Attribute", max_length=60),
         resource=field_str(data, "resource", label="Resource", max_length=60),

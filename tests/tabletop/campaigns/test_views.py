@@ -147,7 +147,7 @@ def test_detail_shows_system_gm_members_and_roles(client, campaign, seated_playe
     assert "Game master" in page and "Player" in page
     # a player sees the table but no GM controls and no invite link
     assert "member_remove" not in page and "/remove/" not in page
-    assert 'id="invite-panel"' not in page
+    assert 'id="invites"' not in page
     assert settings_url(campaign) not in page
 
 
@@ -191,7 +191,7 @@ def test_gm_creates_an_invite_and_sees_its_absolute_url(client, campaign, gm):
     assert "readonly" in page
 
 
-def test_invite_create_over_htmx_returns_the_panel_only(client, campaign, gm):
+def test_invite_create_over_htmx_returns_the_partial_only(client, campaign, gm):
     client.force_login(gm)
     response = client.post(
         reverse("campaigns:invite_create", kwargs={"pk": campaign.pk}), HTTP_HX_REQUEST="true"
@@ -199,7 +199,7 @@ def test_invite_create_over_htmx_returns_the_panel_only(client, campaign, gm):
     page = response.content.decode()
     invite = Invite.objects.get(campaign=campaign)
     assert response.status_code == 200
-    assert page.lstrip().startswith('<section id="invite-panel"')
+    assert page.lstrip().startswith('<section id="invites"')
     assert join_url(invite.token) in page
     assert "<html" not in page
 

@@ -1,5 +1,5 @@
 """Template hygiene: Django's {# #} comment is single-line only; a multi-line one is printed
-verbatim on the page (it once put a developer note into every roll panel)."""
+verbatim on the page (it once put a developer note into every roll form)."""
 
 from __future__ import annotations
 

@@ -124,7 +124,7 @@ def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
 def test_the_hidden_results_are_one_query_whatever_their_number(django_assert_num_queries):
     # The list reads only what it shows; a deferred field read in the template would cost a
     # query per row.
-    from tabletop.scenes.panels import render_side_panels
+    from tabletop.scenes.tools import render_tools
 
     table = make_table()
     for n in range(5):
@@ -136,7 +136,7 @@ def test_the_hidden_results_are_one_query_whatever_their_number(django_assert_nu
             data={"expression": f"1d4+{1000 + n}"},
         )
     with django_assert_num_queries(1):
-        html = render_side_panels(table.scene, is_gm=True, oob=True, only={"hidden"})
+        html = render_tools(table.scene, is_gm=True, oob=True, only={"hidden"})
     assert html.count("Reveal") == 5 and 'id="gm-hidden"' in html and "alice" in html
 
 

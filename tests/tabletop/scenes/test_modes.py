@@ -1,4 +1,4 @@
-"""Roll modes are defined once (tabletop/scenes/modes.py): the panel's select, the audience a
+"""Roll modes are defined once (tabletop/scenes/modes.py): the roll form's select, the audience a
 roll gets and the badge its card shows all come from there."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from tabletop.scenes.rollkinds import ROLL_KINDS, RollOutcome, percent
 from tabletop.scenes.templatetags.dice import OUTLINES, die_view
 from tests.support.dice import Faces
 from tests.support.tables import make_table
-from tests.tabletop.systems.roll_panels import PANEL_INPUTS
+from tests.tabletop.systems.roll_forms import ROLL_FORM_INPUTS
 
 # --- one die ---------------------------------------------------------------------------------
 
@@ -179,8 +179,8 @@ def test_the_die_tag_escapes_every_word_it_draws():
 
 # --- cards -----------------------------------------------------------------------------------
 
-#: Every roll kind with odds (the dice box has none), with a valid panel input.
-INPUTS = {kind: given for kind, given in PANEL_INPUTS.items() if kind != "expression"}
+#: Every roll kind with odds (the dice box has none), with a valid roll form input.
+INPUTS = {kind: given for kind, given in ROLL_FORM_INPUTS.items() if kind != "expression"}
 
 
 def _roll(kind: str, *, mode: str = "public", seed: int = 1, actor: str = "alice"):

@@ -1,7 +1,7 @@
-"""The scene's Sheet tool (templates/scenes/_sheet_tool.html, panels.sheet_tool): a player's page
+"""The scene's Sheet tool (templates/scenes/_sheet_tool.html, tools.sheet_tool): a player's page
 holds their own characters' sheets and nobody else's; the GM's holds every character of the
 campaign with a picker. Each rollable is a button named for the roll ("Roll Acrobatics (1)") that
-carries its roll kind and fields. The currencies mirror the party panel's and the GM table's
+carries its roll kind and fields. The currencies mirror the Party tool's and the GM table's
 cells, which the server keeps live: an award over the socket moves the cell the sheet mirrors,
 and no frame carries anything of the Sheet tool (so none carries another player's sheet)."""
 
@@ -20,7 +20,7 @@ from django.urls import reverse
 
 from tabletop import systems
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, panels
+from tabletop.scenes import actions, tools
 from tabletop.scenes.audiences import Viewer
 from tests.support.tables import make_table
 from tests.tabletop.scenes.conftest import seat_table
@@ -144,7 +144,7 @@ def test_the_gm_picks_any_character_and_each_mirrors_a_cell_of_the_gm_s_page():
         assert element(sheet, f"sheet-{character.pk}"), character.name
     assert 'aria-label="Roll Strength (2)"' in element(sheet, f"sheet-{troll.pk}")
     assert 'aria-label="Brew with Poison (3d6)"' in element(sheet, f"sheet-{brannoc.pk}")
-    # A foe's numbers mirror the GM table's cells; a player character's, the party panel's.
+    # A foe's numbers mirror the GM table's cells; a player character's, the Party tool's.
     assert f"gm-table-{troll.pk}-hits" in _mirrors(sheet)
     # The GM table says what a roll against the foe is against (RollKind.against).
     row = element(page, "gm-table")
@@ -174,7 +174,7 @@ def test_a_closed_scene_has_no_sheet_tool():
 
 
 @pytest.mark.django_db
-def test_only_rollables_of_kinds_the_panels_offer_are_drawn(monkeypatch):
+def test_only_rollables_of_kinds_the_roll_forms_offer_are_drawn(monkeypatch):
     table, mira, *_ = _table()
     system = systems.get("conductor")
 
@@ -187,9 +187,9 @@ def test_only_rollables_of_kinds_the_panels_offer_are_drawn(monkeypatch):
         ]
 
     monkeypatch.setattr(
-        panels.systems, "find", lambda slug: dataclasses.replace(system, rollables=declared)
+        tools.systems, "find", lambda slug: dataclasses.replace(system, rollables=declared)
     )
-    sheets = panels.sheet_tool(table.scene, Viewer(user_id=table.alice.pk, is_gm=False))
+    sheets = tools.sheet_tool(table.scene, Viewer(user_id=table.alice.pk, is_gm=False))
     assert [c["character"].name for c in sheets] == ["Mira"]
     assert [(s["title"], len(s["rollables"])) for s in sheets[0]["sections"]] == [("Skills", 1)]
 
@@ -202,7 +202,7 @@ async def test_an_award_moves_the_cell_alice_s_sheet_mirrors_and_no_frame_carrie
     await gm.send(command="award", character=mira.pk, field="bennies", amount=1)
     for sock in (gm, alice, bob):
         await sock.drain()
-    # The party panel's cell of Mira's bennies, which her Sheet tool mirrors, reached her page.
+    # The Party tool's cell of Mira's bennies, which her Sheet tool mirrors, reached her page.
     assert f'<span id="party-{mira.pk}-bennies">3</span>' in alice.everything()
     for sock in (alice, bob):
         frames = sock.everything()

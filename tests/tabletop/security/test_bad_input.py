@@ -43,7 +43,7 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
-#: Field names the commands and roll panels read, so the fuzz reaches the parsers behind them.
+#: Field names the commands and roll forms read, so the fuzz reaches the parsers behind them.
 FIELDS = [
     "amount", "attribute", "attribute_value", "character", "check", "column", "cost", "decision",
     "dice", "die", "difficulty", "expression", "field", "foe", "foe_name", "keep", "last_seq",

@@ -26,7 +26,7 @@ from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.selectors import replay_frames
 from tabletop.systems.conductor import bennies, expedition, strike_back
 from tests.support.tables import make_table, mira_and_troll
-from tests.tabletop.systems.roll_panels import PANEL_INPUTS
+from tests.tabletop.systems.roll_forms import ROLL_FORM_INPUTS
 
 #: Who rolls in each hidden mode, and who is outside its audience.
 MODES = {
@@ -116,11 +116,11 @@ def _outcome_key(secret: dict[str, Any]) -> tuple:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("mode", sorted(MODES))
-@pytest.mark.parametrize("kind", sorted(PANEL_INPUTS))
+@pytest.mark.parametrize("kind", sorted(ROLL_FORM_INPUTS))
 def test_outsiders_see_the_same_whatever_a_hidden_roll_shows(
     kind, mode, django_capture_on_commit_callbacks
 ):
-    system, data = PANEL_INPUTS[kind]
+    system, data = ROLL_FORM_INPUTS[kind]
     table = make_table(system=system)
     mira, troll = mira_and_troll(table)
     people = {"mira": mira, "troll": troll}

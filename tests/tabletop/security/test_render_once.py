@@ -1,6 +1,6 @@
 """The broadcast's shared renders (``render.Renders``) never hand a viewer someone else's bytes.
 
-A card or side panel rendered for one viewer is reused for another only when its templates
+A card or tool rendered for one viewer is reused for another only when its templates
 looked up nothing that tells them apart; a frame that is the same for the GM, the actor and
 everyone else goes out once, to the whole scene. Here, for every roll kind of every system
 in every mode, what each member's socket receives is exactly the frame rendered for them
@@ -22,10 +22,10 @@ from tabletop.scenes.audiences import Viewer, gm_group, groups_for, players_grou
 from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import SceneEvent
 from tabletop.scenes.modes import MODES
-from tabletop.scenes.panels import panel_context
 from tabletop.scenes.render import VIEWER_KEYS, _Asked, render_frame
+from tabletop.scenes.tools import tools_context
 from tests.support.tables import make_table, mira_and_troll
-from tests.tabletop.systems.roll_panels import PANEL_INPUTS
+from tests.tabletop.systems.roll_forms import ROLL_FORM_INPUTS
 
 
 def _people(table) -> dict[str, Character]:
@@ -36,7 +36,7 @@ def _people(table) -> dict[str, Character]:
 
 
 def _roll(table, people, *, kind, mode, capture) -> tuple[Any, list[tuple[str, dict]]]:
-    _system, data = PANEL_INPUTS[kind]
+    _system, data = ROLL_FORM_INPUTS[kind]
     data = dict(data)
     actor = table.gm if MODES[mode].gm_only else table.alice
     character = foe = None
@@ -80,9 +80,9 @@ def _received(sent, viewer: Viewer, scene_id: int, seq: int) -> list[str]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("mode", sorted(MODES))
-@pytest.mark.parametrize("kind", sorted(PANEL_INPUTS))
+@pytest.mark.parametrize("kind", sorted(ROLL_FORM_INPUTS))
 def test_every_member_gets_exactly_their_own_frame(kind, mode, django_capture_on_commit_callbacks):
-    system, _data = PANEL_INPUTS[kind]
+    system, _data = ROLL_FORM_INPUTS[kind]
     table = make_table(system=system)
     people = _people(table)
     sid = transaction.savepoint()
@@ -183,7 +183,7 @@ def test_fragments_print_numbers_as_the_locale_would(is_gm):
         name="Big numbers",
         resources={"Focus": {"current": 123456, "max": 1234567}},
     )
-    ctx = panel_context(table.scene, Viewer(table.gm.pk if is_gm else None, is_gm))
+    ctx = tools_context(table.scene, Viewer(table.gm.pk if is_gm else None, is_gm))
     for name in ("scenes/_party.html", "scenes/_dashboard.html"):
         fragment = render_fragment(name, dict(ctx))
         assert fragment == render_to_string(name, dict(ctx))
@@ -194,7 +194,7 @@ def test_fragments_print_numbers_as_the_locale_would(is_gm):
 def test_a_hidden_check_sends_no_row_that_names_its_character(django_capture_on_commit_callbacks):
     # An open check sends its roller's numbers alone (party-<id>-...). A hidden one changes no
     # sheet until its reveal, and a row would tell bob whose check it was: it sends none, and
-    # the reveal, which pays, sends whole panels.
+    # the reveal, which pays, sends whole tools.
     table = make_table(system="two_dice")
     mira = _people(table)["mira"]
     check = {"attribute": "Wits", "resource": "Focus", "difficulty": "Normal"}

@@ -21,8 +21,8 @@ from tests.support.tables import make_table
 
 pytestmark = pytest.mark.django_db
 
-# (system, roll kind, the panel's fields off-sheet, scripted dice)
-PANEL_ROLLS = [
+# (system, roll kind, the roll form's fields off-sheet, scripted dice)
+ROLL_FORM_ROLLS = [
     ("conductor", "conductor_standard", {"skill": 3, "difficulty": 9}, Faces(8)),
     ("conductor", "conductor_attack", {"skill": 1, "difficulty": 4}, Faces(6, 4, 2)),
     ("percentile", "percentile", {"skill_value": 30, "column": "Movement"}, Faces(40)),
@@ -55,9 +55,9 @@ def exact(odds) -> list[tuple[str, Fraction]]:
 
 
 @pytest.mark.parametrize(
-    ("system", "kind", "data", "dice"), PANEL_ROLLS, ids=[r[1] for r in PANEL_ROLLS]
+    ("system", "kind", "data", "dice"), ROLL_FORM_ROLLS, ids=[r[1] for r in ROLL_FORM_ROLLS]
 )
-def test_a_panel_roll_stores_its_exact_bands_and_where_it_landed(system, kind, data, dice):
+def test_a_roll_form_s_roll_stores_its_exact_bands_and_where_it_landed(system, kind, data, dice):
     table = make_table(system)
     event = actions.roll(scene=table.scene, actor=table.alice, roll_kind=kind, data=data, rng=dice)
     odds = event.public["odds"]

@@ -1,6 +1,6 @@
 """Every system declares the rollable numbers of its sheets (``System.rollables``) and each is a
-roll its own panels make: on every demo character of the five systems, each rollable's roll kind
-is one the scene's roll panels offer, and its fields, with what the panel holds by default (a
+roll its own roll forms make: on every demo character of the five systems, each rollable's roll kind
+is one the scene's roll forms offer, and its fields, with what the roll form holds by default (a
 difficulty), pick a roll whose odds are worked out and which is made, its card naming what was
 rolled. Each system's own file checks what its rollables are."""
 
@@ -20,9 +20,9 @@ pytestmark = pytest.mark.django_db
 
 SLUGS = ("annulus", "conductor", "percentile", "roll_and_keep", "two_dice")
 
-#: What a roll panel sends beside a rollable's fields: its fields' defaults (the forms'
+#: What a roll form sends beside a rollable's fields: its fields' defaults (the forms'
 #: templates: a difficulty, a pace), which the player leaves or changes before rolling.
-PANEL_DEFAULTS = {
+ROLL_FORM_DEFAULTS = {
     "annulus_check": {"difficulty": "medium", "check": "challenge"},
     "conductor_standard": {"difficulty": "7"},
     "conductor_attack": {"difficulty": "4"},
@@ -48,7 +48,7 @@ def test_every_system_declares_its_rollables():
 
 
 @pytest.mark.parametrize("slug", SLUGS)
-def test_every_demo_character_s_rollables_are_rolls_its_panels_make(slug, demo_characters):
+def test_every_demo_character_s_rollables_are_rolls_its_roll_forms_make(slug, demo_characters):
     system = systems.get(slug)
     offered = {kind.name for kind in kinds_for(slug)}
     characters = [c for c in demo_characters if c.campaign.system == slug]
@@ -64,9 +64,9 @@ def test_every_demo_character_s_rollables_are_rolls_its_panels_make(slug, demo_c
             assert rollable.section and rollable.label and rollable.value, rollable
             assert rollable.name == f"{rollable.verb} {rollable.label} ({rollable.value})"
             kind = ROLL_KINDS[rollable.roll_kind]
-            data = {**PANEL_DEFAULTS[rollable.roll_kind], **rollable.fields}
+            data = {**ROLL_FORM_DEFAULTS[rollable.roll_kind], **rollable.fields}
             if rollable.roll_kind == "conductor_heal":
-                data["patient"] = str(character.pk)  # the panel's first patient
+                data["patient"] = str(character.pk)  # the roll form's first patient
             odds = kind.odds(data=dict(data), character=character, ruleset=ruleset)
             assert 0 <= odds["chance"] <= 1, (rollable, odds)
             outcome = kind.roll(

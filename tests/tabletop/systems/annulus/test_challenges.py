@@ -406,7 +406,7 @@ def assert_player_sees_only(text: str, visible: tuple[int, ...], secrets: list[s
         assert attribute not in text, attribute
     found = scan(text)
     assert not found.data_attributes & {"data-secret", "data-nonce", "data-position"}
-    if 'id="panel-challenge"' in text:
+    if 'id="procedure-challenge"' in text:
         n = len(visible)
         expected = [f"die {k + 1} of {n}: {v}" for k, v in enumerate(visible)]
         assert [label.split(",")[0] for label in found.die_labels] == expected
@@ -445,7 +445,7 @@ async def test_a_whole_challenge_over_the_sockets_leaks_nothing_to_players(monke
             await sock.drain(timeout=1.0)
         assert dice.faces == [], "every scripted die was rolled"
         for sock in (alice, bob):
-            assert 'id="panel-challenge"' in sock.everything()
+            assert 'id="procedure-challenge"' in sock.everything()
             if visible is not None:
                 for frame in sock.frames:
                     assert_player_sees_only(frame, visible, secrets)
@@ -461,7 +461,7 @@ async def test_a_whole_challenge_over_the_sockets_leaks_nothing_to_players(monke
         await sock.drain(timeout=1.0)
     setup = await sync_to_async(SceneEvent.objects.get)(kind="challenge_set")
     secrets = challenge_secrets(setup)
-    assert all('id="panel-challenge"' in sock.everything() for sock in (alice, bob))
+    assert all('id="procedure-challenge"' in sock.everything() for sock in (alice, bob))
     for frame in alice.frames + bob.frames:
         assert_player_sees_only(frame, (5, 7, 6), secrets)
     assert setup.commitment in alice.everything()  # the one commitment, sealed
@@ -501,7 +501,7 @@ async def test_a_whole_challenge_over_the_sockets_leaks_nothing_to_players(monke
     # A player who (re)connects now replays the whole log: still nothing hidden.
     late = await connect(table.bob, table.scene)
     await late.drain(timeout=1.0)
-    assert 'id="panel-challenge"' in late.everything()
+    assert 'id="procedure-challenge"' in late.everything()
     for frame in late.frames:
         assert_player_sees_only(frame, (6, 7, 6), secrets)
     await late.close()

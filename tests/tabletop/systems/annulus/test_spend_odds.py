@@ -12,7 +12,7 @@ import pytest
 
 from rules.annulus import Challenge
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.panels import render_panels
+from tabletop.scenes.tools import render_tools_and_views
 from tabletop.systems.annulus import actions as challenges
 from tabletop.systems.annulus.actions import STATE_KEY
 from tests.support.dice import Faces
@@ -38,7 +38,9 @@ def set_up(mask, dice, table=None):
 
 
 def toolkit(table, user, *, gm=False) -> str:
-    text = render_panels(table.scene, Viewer(user_id=user.pk, is_gm=gm), oob=True, only=[STATE_KEY])
+    text = render_tools_and_views(
+        table.scene, Viewer(user_id=user.pk, is_gm=gm), oob=True, only=[STATE_KEY]
+    )
     found = re.search(r'<details class="toolkit".*?</details>', text, re.S)
     return html.unescape(found.group(0))
 
@@ -82,7 +84,7 @@ def _calibrate_form(text: str) -> tuple[str, str]:
     return picked[0], number.group(1)
 
 
-def test_calibrate_defaults_to_the_best_move_the_panel_shows():
+def test_calibrate_defaults_to_the_best_move_the_view_shows():
     # Players see [5][6][3]: 2 adjustments left; die 2 to 4 solves it (the headline). The form
     # used to start at die 1 to 1 ([1][6][3]: 4 adjustments left, worse than before).
     table = set_up((2, 1, 2, 2), (5, 9, 6, 3))

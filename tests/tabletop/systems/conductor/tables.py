@@ -3,7 +3,7 @@
 - ``conductor_table``: Mira (Acrobatics 1, difficulty 3) and the cave troll (difficulty 5,
   Strength 2), for bennies, strike-backs and awards; ``attack`` is Mira's attack roll there;
 - ``party_table``: Kestrel and Brannoc, for the wilderness expedition, healing and poison;
-- ``roll_panel_table``: Mira with Survival and Weapon (Sword), for the roll panels."""
+- ``roll_form_table``: Mira with Survival and Weapon (Sword), for the roll forms."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def party_table():
     return table, kestrel, brannoc
 
 
-def roll_panel_table():
+def roll_form_table():
     table = make_table(system="conductor")
     hero = Character.objects.create(
         campaign=table.campaign,

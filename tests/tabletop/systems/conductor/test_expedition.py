@@ -1,5 +1,5 @@
-"""conductor live procedures: the wilderness expedition (actions, sheets, panel, sockets) and
-healing / poison as attack-roll variants whose effect goes on the patient's sheet."""
+"""conductor live procedures: the wilderness expedition (actions, sheets, procedure view, sockets)
+and healing / poison as attack-roll variants whose effect goes on the patient's sheet."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tabletop.characters.models import Character
 from tabletop.scenes import actions, procedures
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.panels import render_panels, stale_panels
+from tabletop.scenes.tools import render_tools_and_views, stale_tools_and_views
 from tabletop.systems.conductor import expedition as expedition_actions
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect
@@ -49,9 +49,9 @@ def lasting(*characters) -> list[int]:
 
 
 @pytest.fixture
-def only_the_expedition_panel(monkeypatch):
-    """The scene renders this panel alone (other procedures' panels are theirs to test)."""
-    monkeypatch.setattr(procedures, "GENERIC_PANELS", {})
+def only_the_expedition_view(monkeypatch):
+    """The scene renders this view alone (other procedures' views are theirs to test)."""
+    monkeypatch.setattr(procedures, "GENERIC_VIEWS", {})
 
 
 # --- the expedition, action by action ---
@@ -102,9 +102,9 @@ def test_a_day_in_the_wilderness_steps_the_supply_die_and_marks_no_rest_on_the_s
     assert lasting(kestrel, brannoc) == [0, 0]
     kinds = list(SceneEvent.objects.order_by("seq").values_list("kind", flat=True))
     assert kinds.count("expedition_phase") == 4 and kinds.count("expedition_action") == 5
-    # Every expedition step makes its panel stale (and the party's sheets), by its kind.
+    # Every expedition step makes its view stale (and the party's sheets), by its kind.
     assert all(
-        {"expedition", "party"} <= stale_panels(e)
+        {"expedition", "party"} <= stale_tools_and_views(e)
         for e in SceneEvent.objects.filter(kind__startswith="exped")
     )
 
@@ -255,20 +255,20 @@ def test_who_may_do_what():
 
 
 @pytest.mark.django_db
-@pytest.mark.usefixtures("only_the_expedition_panel")
-def test_the_panel_offers_each_member_to_their_own_player_and_the_gm_controls_to_the_gm():
+@pytest.mark.usefixtures("only_the_expedition_view")
+def test_the_view_offers_each_member_to_their_own_player_and_the_gm_controls_to_the_gm():
     table, kestrel, brannoc = party_table()
     scene = Scene.objects.select_related("campaign").get(pk=table.scene.pk)
-    gm_view = render_panels(scene, Viewer(table.gm.pk, True), oob=True)
-    player_view = render_panels(scene, Viewer(None, False), oob=True)
+    gm_view = render_tools_and_views(scene, Viewer(table.gm.pk, True), oob=True)
+    player_view = render_tools_and_views(scene, Viewer(None, False), oob=True)
     assert "expedition_start" in gm_view and "expedition_start" not in player_view
     start(table, kestrel, brannoc)
     act(table, table.alice, kestrel, "Forage", 2)  # 2 + 1: found nothing
     scene.refresh_from_db()
-    gm_view = html.unescape(render_panels(scene, Viewer(table.gm.pk, True), oob=True))
-    player_view = html.unescape(render_panels(scene, Viewer(None, False), oob=True))
+    gm_view = html.unescape(render_tools_and_views(scene, Viewer(table.gm.pk, True), oob=True))
+    player_view = html.unescape(render_tools_and_views(scene, Viewer(None, False), oob=True))
     for view in (gm_view, player_view):
-        assert 'id="panel-expedition" class="procedure expedition" hx-swap-oob="morph"' in view
+        assert 'id="procedure-expedition" class="procedure expedition" hx-swap-oob="morph"' in view
         assert "Day 1 · Morning" in view and "d12" in view
         assert "75.0% to keep it" in view  # a d12 over 3: 9 of 12
         assert "d12 2 + Survival 1 = 3: not over 7" in view
@@ -276,7 +276,7 @@ def test_the_panel_offers_each_member_to_their_own_player_and_the_gm_controls_to
     assert f'data-only-for="{table.bob.pk}"' in player_view
     assert 'value="expedition_benny"' in player_view
     assert f'data-only-for="{table.alice.pk}"' in player_view
-    assert "data-only-for" not in gm_view.split('id="panel-expedition"')[1]
+    assert "data-only-for" not in gm_view.split('id="procedure-expedition"')[1]
     assert "expedition_end_phase" in gm_view and "expedition_end_phase" not in player_view
     assert "expedition_party" in gm_view and "expedition_party" not in player_view
     # Brannoc's Forage odds: d12 + 2 over 7, 7 faces of 12.
@@ -319,7 +319,7 @@ def test_a_heal_goes_on_the_patients_sheet_once():
     kestrel.refresh_from_db()
     assert kestrel.hits == 1
     assert applied.public["before"] == 3 and applied.public["after"] == 1
-    assert applied.parent_id == roll.pk and "party" in stale_panels(applied)
+    assert applied.parent_id == roll.pk and "party" in stale_tools_and_views(applied)
     with pytest.raises(ValidationError, match="already on the sheet"):
         expedition_actions.heal_apply(scene=table.scene, actor=table.gm, seq=roll.seq)
     # A heal heals no more hits than there are: 3 hits on a patient with 1.
@@ -432,7 +432,7 @@ async def settle(sender, *others) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("close_db_after", "only_the_expedition_panel")
+@pytest.mark.usefixtures("close_db_after", "only_the_expedition_view")
 async def test_every_step_reaches_everyone_and_only_the_owner_or_gm_may_take_it(monkeypatch):
     table, kestrel, brannoc = await sync_to_async(party_table)()
     gm = await connect(table.gm, table.scene)
@@ -448,7 +448,7 @@ async def test_every_step_reaches_everyone_and_only_the_owner_or_gm_may_take_it(
     await settle(gm, alice, bob)
     for socket in everyone:
         assert "The party sets out" in html.unescape(socket.everything())
-        assert 'id="panel-expedition"' in socket.everything()
+        assert 'id="procedure-expedition"' in socket.everything()
         socket.frames.clear()
 
     # bob may not choose Kestrel's action: an error to bob only, nothing changes.
@@ -458,13 +458,13 @@ async def test_every_step_reaches_everyone_and_only_the_owner_or_gm_may_take_it(
     assert gm.frames == [] and alice.frames == []
     bob.frames.clear()
 
-    # alice picks Kestrel's; everyone's panel shows it.
+    # alice picks Kestrel's; everyone's view shows it.
     await alice.send(command="expedition_action", character=kestrel.pk, action="Scouting")
     await settle(alice, gm, bob)
     for socket in everyone:
         text = html.unescape(socket.everything())
-        panel = text.split('id="panel-expedition"')[1]
-        assert '<b class="chosen-action">Scouting</b>' in panel, socket
+        view = text.split('id="procedure-expedition"')[1]
+        assert '<b class="chosen-action">Scouting</b>' in view, socket
         socket.frames.clear()
 
     # A player can't end the phase; the GM can, and everyone sees the wilderness roll.
@@ -478,7 +478,7 @@ async def test_every_step_reaches_everyone_and_only_the_owner_or_gm_may_take_it(
     for socket in everyone:
         text = html.unescape(socket.everything())
         assert "End of the Morning, day 1" in text and "an adventure!" in text
-        assert "Day 1 · Afternoon" in text.split('id="panel-expedition"')[1]
+        assert "Day 1 · Afternoon" in text.split('id="procedure-expedition"')[1]
     assert "expedition_end_phase" in gm.everything()
     assert "expedition_end_phase" not in alice.everything() + bob.everything()
 
@@ -494,7 +494,7 @@ async def test_every_step_reaches_everyone_and_only_the_owner_or_gm_may_take_it(
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("close_db_after", "only_the_expedition_panel")
+@pytest.mark.usefixtures("close_db_after", "only_the_expedition_view")
 async def test_a_heal_applied_over_the_socket_updates_the_card_and_the_party(monkeypatch):
     table, kestrel, brannoc = await sync_to_async(party_table)()
     gm = await connect(table.gm, table.scene)

@@ -48,7 +48,7 @@ def test_with_bennies_the_strike_back_waits_and_a_benny_hit_averts_it():
 @pytest.mark.parametrize("mode", ["gm", "blind"])
 def test_a_hidden_miss_holds_the_strike_back_until_the_reveal(mode):
     # Before the fix a hidden miss made the troll strike back at once, in the open: a second
-    # card for everyone and Mira's hits on the party panel told the table the roll missed.
+    # card for everyone and Mira's hits on the Party tool told the table the roll missed.
     table, hero, troll = conductor_table(bennies=0)
     roll = attack(table, hero, 1, 2, foe=troll, mode=mode)
     assert roll.secret["result"]["foe_strikes_back"] is True

@@ -1,5 +1,5 @@
 """percentile live: tracked maneuvers (slump, zone, retries), the GM's secret perception roll,
-and the special rolls (running, potency, breakage, pure chance) on the roll panels."""
+and the special rolls (running, potency, breakage, pure chance) on the roll forms."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.panels import render_panels
+from tabletop.scenes.tools import render_tools_and_views
 from tabletop.systems.percentile import maneuvers
-from tabletop.systems.percentile import panels as percentile_state
+from tabletop.systems.percentile import procedure_views as percentile_state
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect
 from tests.tabletop.systems.percentile.tables import percentile_table
@@ -129,7 +129,7 @@ def test_perception_is_the_gms_secret_and_never_changes_a_streak():
     with pytest.raises(PermissionDenied):
         maneuvers.perception_roll(scene=table.scene, actor=table.alice, character=tom, data={})
     # 100 + 99 + 97 + 80 + Perceptivity 5 = 381: an Extraordinary Success, yet no zone (the
-    # panel would tell the table).
+    # view would tell the table).
     roll = maneuvers.perception_roll(
         scene=table.scene,
         actor=table.gm,
@@ -157,7 +157,7 @@ def test_perception_is_the_gms_secret_and_never_changes_a_streak():
     )
     assert roll.secret["result"]["condition_modifier"] == -50
     assert roll.secret["result"]["total"] == 60 + 15 - 50
-    # It is not a roll the panels offer: nobody can make it through the roll command.
+    # It is not a roll the roll forms offer: nobody can make it through the roll command.
     with pytest.raises(ValidationError, match="Unknown roll"):
         actions.roll(
             scene=table.scene,
@@ -280,7 +280,7 @@ async def test_a_secret_perception_roll_never_reaches_the_players(monkeypatch):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("close_db_after")
-async def test_a_tracked_maneuver_updates_everyones_panel(monkeypatch):
+async def test_a_tracked_maneuver_updates_everyones_view(monkeypatch):
     table, tom, _ = await sync_to_async(percentile_table)()
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
@@ -292,7 +292,7 @@ async def test_a_tracked_maneuver_updates_everyones_panel(monkeypatch):
     for socket in (gm, alice, bob):
         await socket.drain(timeout=1.0)
         text = html.unescape(socket.everything())
-        assert 'id="panel-maneuvers"' in text and "in a slump -50" in text
+        assert 'id="procedure-maneuvers"' in text and "in a slump -50" in text
         assert "Extraordinary Failure (-37)" in text
         assert "Tomalfson is in a slump at Climbing (-50) until a full success." in text
     # Only the GM's rendering has the reset button and the secret perception form.
@@ -312,7 +312,7 @@ def test_the_perception_roll_defaults_to_a_player_character_npcs_after():
     table, tom, ilsa = percentile_table()
     for name, kind in (("Aldo", "npc"), ("Brute", "foe")):
         Character.objects.create(campaign=table.campaign, owner=table.gm, name=name, kind=kind)
-    text = render_panels(
+    text = render_tools_and_views(
         Scene.objects.get(pk=table.scene.pk),
         Viewer(user_id=table.gm.pk, is_gm=True),
         oob=True,

@@ -1,7 +1,7 @@
 """The roll_and_keep tables the tests play at, each on tests.support.tables.make_table:
 
 - ``rak_table``: Sable and Orrin, for contests; ``race`` sets up the seed's long-distance race;
-- ``roll_panel_table``: Sela, for the roll panel."""
+- ``roll_form_table``: Sela, for the roll form."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def race(table, sable, orrin):
     )
 
 
-def roll_panel_table():
+def roll_form_table():
     table = make_table(system="roll_and_keep")
     hero = Character.objects.create(
         campaign=table.campaign,

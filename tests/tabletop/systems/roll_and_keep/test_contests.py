@@ -14,14 +14,14 @@ from rules import roll_and_keep as rak
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.systems.roll_and_keep import contests as contest_actions
-from tabletop.systems.roll_and_keep import panels as contest_panel
+from tabletop.systems.roll_and_keep import procedure_views as contest_view
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect
 from tests.tabletop.systems.roll_and_keep.tables import race, rak_table
 
 
 def contests(table):
-    return contest_panel.state_of(Scene.objects.get(pk=table.scene.pk)).get("items", [])
+    return contest_view.state_of(Scene.objects.get(pk=table.scene.pk)).get("items", [])
 
 
 @pytest.mark.django_db
@@ -138,10 +138,10 @@ def test_indirectly_opposed_takes_the_passive_sheet_and_a_secret_stays_with_the_
         "mode": "secret",
     }
     assert roll.secret["result"]["successes"] == 3 and roll.commitment
-    # The players' panel holds nothing of it; the GM's shows it.
+    # The players' view holds nothing of it; the GM's shows it.
     scene = Scene.objects.get(pk=table.scene.pk)
-    assert contest_panel.context(scene, Viewer(table.bob.pk, False))["contests"] == []
-    assert contest_panel.context(scene, Viewer(table.gm.pk, True))["contests"][0]["result"] == {
+    assert contest_view.context(scene, Viewer(table.bob.pk, False))["contests"] == []
+    assert contest_view.context(scene, Viewer(table.gm.pk, True))["contests"][0]["result"] == {
         "successes": 3,
         "botch": False,
     }
@@ -205,7 +205,7 @@ def test_extended_actions_accumulate_to_the_target_or_fail_under_the_minimum():
         contest_actions.contest_roll(scene=table.scene, actor=table.alice, contest_id=1)
     action = rak.ExtendedAction.from_dict(contests(table)[0]["action"])
     assert action.accumulated == 4 and [r.successes for r in action.rounds] == [2, 2]
-    view = contest_panel.context(
+    view = contest_view.context(
         Scene.objects.get(pk=table.scene.pk), Viewer(table.alice.pk, False)
     )["contests"][0]
     assert view["progress"]["accumulated"] == 4 and not view["sides"][0]["can_roll"]
@@ -267,8 +267,8 @@ async def test_a_secret_indirect_contest_never_reaches_the_passive_player(monkey
     await sync_to_async(client.force_login)(table.bob)
     page = await sync_to_async(client.get)(f"/scenes/{table.scene.pk}/")
     body = html.unescape(page.content.decode())
-    assert page.status_code == 200 and 'id="panel-contests"' in body
-    # (Bob's own roll panel lists his sheet's Keen Ears: that is his, not the contest's.)
+    assert page.status_code == 200 and 'id="procedure-contests"' in body
+    # (Bob's own roll form lists his sheet's Keen Ears: that is his, not the contest's.)
     for leak in ("Indirectly opposed", "difficulty <b>8</b>", "data-contest", "3 successes"):
         assert leak not in body, leak
     # The GM may reveal the roll afterwards: then everyone sees it, with its commitment.

@@ -37,5 +37,6 @@ def test_attributes_and_specialities_with_the_dice_their_mana_keeps():
     ]
     assert {r.roll_kind for r in found} == {"roll_and_keep"}
     assert found[0].fields == {"attribute": "Cunning"}
-    # The speciality's box on the panel is ticked (and, by the Sheet tool, every other unticked).
+    # The speciality's box on the roll form is ticked (and, by the Sheet tool, every other
+    # unticked).
     assert found[4].fields == {"attribute": "Cunning", "speciality:Deceit": "on"}

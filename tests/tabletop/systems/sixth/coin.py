@@ -1,5 +1,5 @@
 """The coin system's rules and its web side: a coin toss (the call wins or loses), its odds, the
-tally panel, luck spent to toss again, and the Sheet tool's rollable. It uses the project only
+tally view, luck spent to toss again, and the Sheet tool's rollable. It uses the project only
 through the plugin API, as a system under tabletop/systems/ does."""
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
 
 
 def tally(scene: Any, viewer: Any) -> dict[str, Any]:
-    """The panel: how many tosses the table has seen."""
+    """The view: how many tosses the table has seen."""
     seen = SceneEvent.objects.filter(scene=scene, kind="roll", public__roll_kind="coin_flip")
     return {"tosses": seen.count()}
 

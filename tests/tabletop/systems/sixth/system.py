@@ -24,11 +24,11 @@ SYSTEM = api.register(
                 stale=frozenset({"coin_tally"}),
             ),
         ),
-        panels=(
-            api.ProcedurePanel(
+        procedure_views=(
+            api.ProcedureView(
                 name="coin_tally",
                 label="Tosses",
-                template="systems/coin/panels/tally.html",
+                template="systems/coin/procedures/tally.html",
                 context=coin.tally,
             ),
         ),

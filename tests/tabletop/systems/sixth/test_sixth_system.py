@@ -3,7 +3,7 @@ tests/ (tests/tabletop/systems/sixth: its models and migration, templates, style
 by the test settings (tests/settings.py). Its characters keep their own sheet (the face they
 favour, their luck); the GM steps luck, a player spends it on a toss seen by the table to toss
 again; the Sheet tool offers its rollable; a roll made on one member's socket reaches another
-member's socket, card and panel rendered from its own templates."""
+member's socket, card and procedure view rendered from its own templates."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_the_registry_offers_what_the_system_brings(coin_system, django_user_mod
     assert campaign.game is coin_system and campaign.effective_ruleset() == {"calls": True}
     assert [k.name for k in kinds_for("coin")][0] == "coin_flip"
     assert ROLL_KINDS["coin_flip"].card == "systems/coin/rolls/flip.html"
-    # The scene page shows its roll panel and its procedure panel, from its own templates.
+    # The scene page shows its roll form and its procedure view, from its own templates.
     page = page_of(bob, scene)
     assert '<option value="tails">Tails</option>' in page
     assert "0 tosses so far." in page
@@ -100,7 +100,7 @@ async def test_a_roll_of_the_sixth_system_reaches_another_members_socket(
     seen = "\n".join(frames)
     assert "The coin shows <b>tails</b> (heads was called)." in seen
     assert "Tails: lost" in seen
-    assert "1 toss so far." in seen  # its panel, made stale by its roll kind
+    assert "1 toss so far." in seen  # its view, made stale by its roll kind
     # A roll kind it does not offer is refused in its campaign, with an error frame.
     await alice_socket.send(command="roll", roll_kind="conductor_attack", mode="public")
     assert "Unknown roll" in "\n".join(await alice_socket.drain())
@@ -226,7 +226,7 @@ def test_the_sheet_tool_offers_its_rollable_and_the_party_its_currency(
     page = page_of(alice, scene)
     assert 'aria-label="Toss a coin, tails called (3)"' in page
     assert 'data-roll-kind="coin_flip"' in page
-    assert f'id="party-{wren.pk}-luck">3<' in page  # the party panel reads its Currency
+    assert f'id="party-{wren.pk}-luck">3<' in page  # the Party tool reads its Currency
     # A sheet that changed shows at the next page: the value is the sheet's own.
     CoinSheet.objects.filter(pk=wren.pk).update(luck=1)
     assert 'aria-label="Toss a coin, tails called (1)"' in page_of(alice, scene)

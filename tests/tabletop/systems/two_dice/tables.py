@@ -7,8 +7,8 @@ from __future__ import annotations
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.models import Scene
-from tabletop.scenes.procedures import turns as turns_panel
-from tabletop.systems.two_dice import panels as two_dice_panel
+from tabletop.scenes.procedures import turns as turns_view
+from tabletop.systems.two_dice import procedure_views as two_dice_view
 from tests.support.tables import make_table
 
 
@@ -69,8 +69,8 @@ def start(table, cast):
 
 
 def tracker(table):
-    return turns_panel.tracker_of(turns_panel.state_of(Scene.objects.get(pk=table.scene.pk)))
+    return turns_view.tracker_of(turns_view.state_of(Scene.objects.get(pk=table.scene.pk)))
 
 
 def pending(table):
-    return two_dice_panel.pending_of(turns_panel.state_of(Scene.objects.get(pk=table.scene.pk)))
+    return two_dice_view.pending_of(turns_view.state_of(Scene.objects.get(pk=table.scene.pk)))

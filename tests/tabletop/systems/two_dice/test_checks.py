@@ -21,7 +21,7 @@ from tabletop.characters.models import Character
 from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene, SceneEvent
-from tabletop.scenes.procedures import turns as turns_panel
+from tabletop.scenes.procedures import turns as turns_view
 from tabletop.scenes.rollkinds import percent
 from tabletop.systems.two_dice import checks
 from tests.support.dice import Faces, script_dice
@@ -110,7 +110,7 @@ def test_hinder_and_resist_stack_on_the_pending_check_worked_by_hand():
     declared.refresh_from_db()
     assert declared.public["status"] == "rolled" and declared.public["result_seq"] == result.seq
     assert pending(table) is None
-    state = turns_panel.state_of(Scene.objects.get(pk=table.scene.pk))
+    state = turns_view.state_of(Scene.objects.get(pk=table.scene.pk))
     assert state["last"]["seq"] == result.seq
 
 
@@ -219,13 +219,13 @@ def test_ending_the_turns_drops_a_waiting_check():
 
 
 @pytest.mark.django_db
-def test_the_panel_shows_the_reactions_and_who_may_react():
+def test_the_view_shows_the_reactions_and_who_may_react():
     table, cast = two_dice_table()
     start(table, cast)
     declare(table, cast, targets=["rhee"])
     react(table, cast, "rhee", "resist", difficulty="Trivial", faces=[2])
     scene = Scene.objects.get(pk=table.scene.pk)
-    ctx = turns_panel.context(scene, Viewer(table.gm.pk, True))
+    ctx = turns_view.context(scene, Viewer(table.gm.pk, True))
     p = ctx["turns"]["pending"]
     assert p["actor"]["name"] == "Tamsin" and p["known_penalty"] == 0
     assert p["targets"][0]["penalty"] == 2
@@ -249,12 +249,12 @@ def test_the_panel_shows_the_reactions_and_who_may_react():
 ROLL_MY_CHECK = "Roll my check"
 
 
-def turn_panels(socket) -> list[str]:
-    """The turn panels pushed to the socket (each frame's panel-turns fragment)."""
+def turn_views(socket) -> list[str]:
+    """The turn views pushed to the socket (each frame's procedure-turns fragment)."""
     out = []
     for frame in socket.frames:
         text = html.unescape(frame)
-        at = text.find('id="panel-turns"')
+        at = text.find('id="procedure-turns"')
         if at != -1:
             out.append(text[at:])
     return out
@@ -285,7 +285,7 @@ async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
     await step(gm, command="turns_start", **start_fields)
     for s in sockets:
         text = _text(s)
-        assert "Turns begin" in text and 'id="panel-turns"' in text
+        assert "Turns begin" in text and 'id="procedure-turns"' in text
         assert "Turn: <b>Heroes</b>" in text
     # Alice declares Tamsin's check against Rhee; everyone sees it waiting, with Garrick's
     # reaction form meant for Bob.
@@ -301,7 +301,7 @@ async def test_every_step_of_an_opposed_check_reaches_everyone(monkeypatch):
     for s in sockets:
         text = _text(s)
         assert "Declares a <b>Normal</b> Agility check (+3) against Rhee" in text
-        assert "declares a <b>Normal</b> Agility check" in text  # the panel's pending block
+        assert "declares a <b>Normal</b> Agility check" in text  # the view's pending block
     assert f'data-only-for="{table.bob.pk}"' in bob.everything()
     assert 'id="react-' in bob.everything()
     script_dice(monkeypatch, Faces(6, 6, 5))
@@ -350,9 +350,9 @@ async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
         resource="Stamina",
     )
     await alice.drain(timeout=0.3)
-    # The turn panel the window opens offers the acting player no "Roll my check": the rules
+    # The turn view the window opens offers the acting player no "Roll my check": the rules
     # would refuse it while the table may still react.
-    opened = turn_panels(alice)
+    opened = turn_views(alice)
     assert opened and "declares a <b>Normal</b> Agility check" in opened[-1]
     assert ROLL_MY_CHECK not in opened[-1]
     alice.frames.clear()
@@ -362,8 +362,8 @@ async def test_the_check_rolls_by_itself_when_the_window_closes(monkeypatch):
     assert rolled is not None, "the consumer rolls the check once its window closes"
     assert rolled.public["roll_kind"] == "two_dice_action"
     assert rolled.public["summary"] in _text(bob)
-    closed = turn_panels(alice)
-    assert closed, "the turn panel is pushed again when the window closes"
+    closed = turn_views(alice)
+    assert closed, "the turn view is pushed again when the window closes"
     assert "declares a" not in closed[-1] and ROLL_MY_CHECK not in closed[-1]
     await alice.close()
     await bob.close()
@@ -382,8 +382,8 @@ def test_the_reaction_window_is_a_campaign_setting():
     table.campaign.ruleset = {"reaction_seconds": 45}
     table.campaign.save()
     table.scene.refresh_from_db()
-    panel = turns_panel.context(table.scene, Viewer(table.alice.pk, False))
-    assert panel["reaction_seconds"] == 45
+    view = turns_view.context(table.scene, Viewer(table.alice.pk, False))
+    assert view["reaction_seconds"] == 45
     before = timezone.now()
     declared = declare(table, cast, who="garrick", targets=["rhee"], actor=table.bob)
     closes = datetime.fromisoformat(declared.public["closes_at"])

@@ -12,9 +12,9 @@ from fractions import Fraction
 import pytest
 
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.panels import render_panels
-from tabletop.scenes.procedures import turns as turns_panel
+from tabletop.scenes.procedures import turns as turns_view
 from tabletop.scenes.rollkinds import percent
+from tabletop.scenes.tools import render_tools_and_views
 from tabletop.systems.two_dice import checks
 from tests.tabletop.systems.two_dice.tables import start, two_dice_table
 
@@ -53,8 +53,8 @@ def test_a_reaction_says_what_each_band_becomes():
         difficulty="Normal",
         resource="Stamina",
     )
-    text = render_panels(
-        table.scene, Viewer(user_id=table.bob.pk, is_gm=False), oob=True, only=[turns_panel.NAME]
+    text = render_tools_and_views(
+        table.scene, Viewer(user_id=table.bob.pk, is_gm=False), oob=True, only=[turns_view.NAME]
     )
     text = html.unescape(text)
     before, after = bands([0]), bands(range(1, 7))
@@ -72,8 +72,8 @@ def test_a_reaction_says_what_each_band_becomes():
     assert f'aria-label="{label}"' in text
     # Rhee is a target: the GM's page offers Rhee a resist too, against Rhee only.
     gm = html.unescape(
-        render_panels(
-            table.scene, Viewer(user_id=table.gm.pk, is_gm=True), oob=True, only=[turns_panel.NAME]
+        render_tools_and_views(
+            table.scene, Viewer(user_id=table.gm.pk, is_gm=True), oob=True, only=[turns_view.NAME]
         )
     )
     resist = r"A successful resist: Tamsin's check succeeds [^ ]+ → <b>[^<]+</b> against Rhee"

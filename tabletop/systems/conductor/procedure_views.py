@@ -1,4 +1,4 @@
-"""The wilderness expedition's panel (conductor): the day and phase, the party and each member's
+"""The wilderness expedition's view (conductor): the day and phase, the party and each member's
 action this phase, the travel, the supply die with its exact odds, and the controls.
 
 Nothing in it is secret: the GM's rendering adds the GM's controls (ending the phase, the
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import conductor
-from tabletop.systems.api import Character, ProcedurePanel, SceneEvent, percent, procedure_state
+from tabletop.systems.api import Character, ProcedureView, SceneEvent, percent, procedure_state
 from tabletop.systems.conductor.expedition import STATE_KEY
 from tabletop.systems.conductor.models import ConductorSheet
 from tabletop.systems.conductor.rolls import sheet_skill
@@ -92,9 +92,9 @@ def _member_rows(
     return rows
 
 
-PANEL = ProcedurePanel(
+VIEW = ProcedureView(
     name=STATE_KEY,
     label="Wilderness expedition",
-    template="systems/conductor/panels/expedition.html",
+    template="systems/conductor/procedures/expedition.html",
     context=expedition_context,
 )

@@ -1,4 +1,4 @@
-"""roll_and_keep's roll panel: socket rolls kept by mana, botches, refusals, odds and the sheet
+"""roll_and_keep's roll form: socket rolls kept by mana, botches, refusals, odds and the sheet
 on the scene page."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from django.urls import reverse
 
 from rules import roll_and_keep as rak
 from tests.support.dice import Faces
-from tests.tabletop.systems.roll_and_keep.tables import roll_panel_table
-from tests.tabletop.systems.roll_panels import odds, roll_as, rolls, row_total
+from tests.tabletop.systems.roll_and_keep.tables import roll_form_table
+from tests.tabletop.systems.roll_forms import odds, roll_as, rolls, row_total
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
 
 
 async def test_roll_and_keep_keeps_by_mana_and_reads_the_degree(script):
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     # Cunning 5 + Deceit: 6 dice; Cunning is linked to Black (3 mana) + 1 speciality: keep 4.
     faces = (9, 1, 7, 3, 10, 6)
     script(*faces)
@@ -60,7 +60,7 @@ async def test_roll_and_keep_keeps_by_mana_and_reads_the_degree(script):
 
 
 async def test_roll_and_keep_botch(script):
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     script(1, 2)  # Strength 2 (Red: no mana) keeps max(1, 5 // 3) = 1
     text = html.unescape(
         await roll_as(
@@ -80,7 +80,7 @@ async def test_roll_and_keep_botch(script):
 
 
 async def test_roll_and_keep_refuses_a_speciality_of_another_attribute():
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     text = html.unescape(
         await roll_as(
             table.alice,
@@ -97,7 +97,7 @@ async def test_roll_and_keep_refuses_a_speciality_of_another_attribute():
 
 
 async def test_roll_and_keep_unknown_difficulty_is_an_error():
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     text = html.unescape(
         await roll_as(
             table.alice,
@@ -112,11 +112,11 @@ async def test_roll_and_keep_unknown_difficulty_is_an_error():
     assert await sync_to_async(rolls)() == []
 
 
-# --- odds endpoint and panels ---------------------------------------------------------------
+# --- odds endpoint and roll forms -----------------------------------------------------------
 
 
 def test_roll_and_keep_odds(transactional_db):
-    table, hero = roll_panel_table()
+    table, hero = roll_form_table()
     response = odds(
         table.alice,
         table.scene,
@@ -135,8 +135,8 @@ def test_roll_and_keep_odds(transactional_db):
     assert "Roll 6, keep 4." in text
 
 
-def test_roll_and_keep_panel_offers_the_sheet(transactional_db):
-    rtable, _ = roll_panel_table()
+def test_roll_and_keep_roll_form_offers_the_sheet(transactional_db):
+    rtable, _ = roll_form_table()
     client = Client()
     client.force_login(rtable.alice)
     text = html.unescape(
@@ -147,8 +147,8 @@ def test_roll_and_keep_panel_offers_the_sheet(transactional_db):
     assert "Standard (6)" in text
 
 
-def test_gm_panels_offer_rolls_without_a_character(transactional_db):
-    table, _ = roll_panel_table()
+def test_gm_roll_forms_offer_rolls_without_a_character(transactional_db):
+    table, _ = roll_form_table()
     client = Client()
     client.force_login(table.gm)
     text = client.get(reverse("scenes:detail", args=[table.scene.pk])).content.decode()

@@ -1,4 +1,4 @@
-"""annulus's roll panel: the op and challenge checks over a socket, cards, odds and bad input."""
+"""annulus's roll form: the op and challenge checks over a socket, cards, odds and bad input."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from rules import annulus
 from tabletop.scenes.rollkinds import ROLL_KINDS
 from tests.support.tables import make_table
-from tests.tabletop.systems.roll_panels import (
+from tests.tabletop.systems.roll_forms import (
     assert_odds_error,
-    assert_panels_render,
+    assert_roll_forms_render,
     meter_sum,
     odds_page,
     roll_via_socket,
@@ -78,7 +78,7 @@ def test_annulus_challenge_check_matches_rules(transactional_db):
     assert outcome.detail["passed"] == expected.passed
 
 
-# --- odds endpoint and panels ---------------------------------------------------------------
+# --- odds endpoint and roll forms -----------------------------------------------------------
 
 
 def test_annulus_odds_pass_probability(annulus_table):
@@ -121,5 +121,5 @@ def test_odds_bad_input_gives_a_clear_error(transactional_db, system, params, me
         ),
     ],
 )
-def test_other_panels_render(transactional_db, system, sheet, expected):
-    assert_panels_render(system, sheet, expected)
+def test_other_roll_forms_render(transactional_db, system, sheet, expected):
+    assert_roll_forms_render(system, sheet, expected)

@@ -1,4 +1,4 @@
-"""The contests panel (roll_and_keep): directly and indirectly opposed actions and extended
+"""The contests view (roll_and_keep): directly and indirectly opposed actions and extended
 actions, each side rolled live by its player (or the GM).
 
 State: ``Scene.state["contests"] = {"next": id, "next_secret": id, "items": [item]}`` (read
@@ -19,15 +19,15 @@ from __future__ import annotations
 from typing import Any
 
 from rules import roll_and_keep as rak
-from tabletop.systems.api import ProcedurePanel, percent, procedure_state
+from tabletop.systems.api import ProcedureView, percent, procedure_state
 from tabletop.systems.roll_and_keep.models import RollAndKeepSheet
 
 NAME = "contests"
 
 
 def state_of(scene: Any) -> dict[str, Any]:
-    """The panel's state (read through the kit, as every procedure's), with its counters: a new
-    panel's first contest is #1, its first secret one #s1."""
+    """The view's state (read through the kit, as every procedure's), with its counters: a new
+    view's first contest is #1, its first secret one #s1."""
     state = procedure_state(scene, NAME) or {}
     state.setdefault("next", 1)
     state.setdefault("next_secret", 1)
@@ -36,7 +36,7 @@ def state_of(scene: Any) -> dict[str, Any]:
 
 
 def _odds(item: dict[str, Any], ruleset: Any) -> str:
-    """What the panel says about the chances before the dice roll."""
+    """What the view says about the chances before the dice roll."""
     sides = item["sides"]
     if item["kind"] == "direct":
         a, b = sides
@@ -124,9 +124,9 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
     }
 
 
-PANEL = ProcedurePanel(
+VIEW = ProcedureView(
     name=NAME,
     label="Opposed and extended actions",
-    template="systems/roll_and_keep/panels/contests.html",
+    template="systems/roll_and_keep/procedures/contests.html",
     context=context,
 )

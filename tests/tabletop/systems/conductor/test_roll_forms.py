@@ -1,4 +1,4 @@
-"""conductor's roll panels (standard, attack): socket rolls, cards, odds and the sheet on the
+"""conductor's roll forms (standard, attack): socket rolls, cards, odds and the sheet on the
 scene page."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from django.urls import reverse
 from rules import conductor
 from tabletop.characters.models import Character
 from tests.support.dice import Faces
-from tests.tabletop.systems.conductor.tables import roll_panel_table
-from tests.tabletop.systems.roll_panels import odds, roll_as, rolls, row_total
+from tests.tabletop.systems.conductor.tables import roll_form_table
+from tests.tabletop.systems.roll_forms import odds, roll_as, rolls, row_total
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
 
@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 
 async def test_standard_roll_uses_the_sheet_skill(script):
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     script(9)
     text = await roll_as(
         table.alice,
@@ -45,7 +45,7 @@ async def test_standard_roll_uses_the_sheet_skill(script):
 
 
 async def test_standard_failure_says_how_many_bennies_would_help(script):
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     script(2)
     text = await roll_as(
         table.alice,
@@ -66,7 +66,7 @@ async def test_standard_failure_says_how_many_bennies_would_help(script):
 
 
 async def test_attack_shows_every_die_and_the_exploded_chain(script):
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     # Weapon (Sword) 2, specified: skill 3, so 4d6; the 6 explodes into a 5.
     faces = (6, 2, 1, 4, 5)
     script(*faces)
@@ -92,7 +92,7 @@ async def test_attack_shows_every_die_and_the_exploded_chain(script):
 
 
 async def test_attack_without_a_hit_flags_the_foe_strike_back(script):
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     script(1, 2, 3, 1)
     text = html.unescape(
         await roll_as(
@@ -113,7 +113,7 @@ async def test_attack_without_a_hit_flags_the_foe_strike_back(script):
 
 
 async def test_gm_attack_against_a_picked_foe_uses_its_difficulty(script):
-    table, _ = await sync_to_async(roll_panel_table)()
+    table, _ = await sync_to_async(roll_form_table)()
     troll = await Character.objects.aget(name="Cave troll")
     script(5, 6, 2)  # skill 1: 2d6, the 6 explodes into a 2
     await roll_as(
@@ -140,7 +140,7 @@ async def test_gm_attack_against_a_picked_foe_uses_its_difficulty(script):
     ],
 )
 async def test_bad_attack_input_gives_an_error_frame_and_no_event(fields, message):
-    table, hero = await sync_to_async(roll_panel_table)()
+    table, hero = await sync_to_async(roll_form_table)()
     text = await roll_as(
         table.alice, table.scene, roll_kind="conductor_attack", character=hero.pk, **fields
     )
@@ -150,7 +150,7 @@ async def test_bad_attack_input_gives_an_error_frame_and_no_event(fields, messag
 
 
 async def test_gm_standard_roll_without_character_refuses_a_word_for_skill():
-    table, _ = await sync_to_async(roll_panel_table)()
+    table, _ = await sync_to_async(roll_form_table)()
     text = await roll_as(
         table.gm,
         table.scene,
@@ -163,11 +163,11 @@ async def test_gm_standard_roll_without_character_refuses_a_word_for_skill():
     assert await sync_to_async(rolls)() == []
 
 
-# --- odds endpoint and panels ---------------------------------------------------------------
+# --- odds endpoint and roll forms -----------------------------------------------------------
 
 
 def test_standard_odds(transactional_db):
-    table, hero = roll_panel_table()
+    table, hero = roll_form_table()
     response = odds(
         table.alice,
         table.scene,
@@ -184,7 +184,7 @@ def test_standard_odds(transactional_db):
 
 
 def test_attack_odds_hit_distribution(transactional_db):
-    table, hero = roll_panel_table()
+    table, hero = roll_form_table()
     response = odds(
         table.alice,
         table.scene,
@@ -201,7 +201,7 @@ def test_attack_odds_hit_distribution(transactional_db):
 
 
 def test_odds_error_for_a_word_as_skill(transactional_db):
-    table, _ = roll_panel_table()
+    table, _ = roll_form_table()
     response = odds(
         table.gm, table.scene, roll_kind="conductor_standard", skill="abc", difficulty="7"
     )
@@ -209,8 +209,8 @@ def test_odds_error_for_a_word_as_skill(transactional_db):
     assert "Skill must be a whole number." in response.content.decode()
 
 
-def test_conductor_panels_offer_the_sheet(transactional_db):
-    table, _ = roll_panel_table()
+def test_conductor_roll_forms_offer_the_sheet(transactional_db):
+    table, _ = roll_form_table()
     client = Client()
     client.force_login(table.gm)
     text = html.unescape(
@@ -222,7 +222,7 @@ def test_conductor_panels_offer_the_sheet(transactional_db):
 
 def test_the_gms_skill_list_names_each_character(transactional_db):
     # (A snag from issue 15.) The GM's list holds every character's skills: each names whose.
-    table, hero = roll_panel_table()
+    table, hero = roll_form_table()
     Character.objects.create(
         campaign=table.campaign,
         owner=table.bob,

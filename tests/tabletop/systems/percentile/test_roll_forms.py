@@ -1,4 +1,4 @@
-"""percentile's roll panel: socket rolls, the open-ended chain, cards, odds and bad input."""
+"""percentile's roll form: socket rolls, the open-ended chain, cards, odds and bad input."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from rules import percentile
 from tabletop.scenes.rollkinds import ROLL_KINDS
-from tests.tabletop.systems.roll_panels import (
+from tests.tabletop.systems.roll_forms import (
     assert_odds_error,
-    assert_panels_render,
+    assert_roll_forms_render,
     meter_sum,
     odds_page,
     roll_via_socket,
@@ -93,7 +93,7 @@ def test_percentile_open_ended_chain_matches_rules(transactional_db):
     assert outcome.detail["total"] == expected.total and outcome.outcome == expected.band
 
 
-# --- odds endpoint and panels ---------------------------------------------------------------
+# --- odds endpoint and roll forms -----------------------------------------------------------
 
 
 def test_percentile_odds_note_success_or_better(percentile_table):
@@ -132,5 +132,5 @@ def test_odds_bad_input_gives_a_clear_error(transactional_db, system, params, me
         ),
     ],
 )
-def test_other_panels_render(transactional_db, system, sheet, expected):
-    assert_panels_render(system, sheet, expected)
+def test_other_roll_forms_render(transactional_db, system, sheet, expected):
+    assert_roll_forms_render(system, sheet, expected)

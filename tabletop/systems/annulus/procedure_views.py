@@ -1,4 +1,4 @@
-"""The operation challenge panel (annulus): two views of one challenge.
+"""The operation challenge view (annulus): two views of one challenge.
 
 The GM's view shows the whole chain: hidden dice in place with their numbers, jammed dice, the
 fewest adjustments still needed and whether the chain can still be solved. The players' view is
@@ -17,7 +17,7 @@ from rules import annulus
 from rules.annulus import Challenge
 from tabletop.systems.annulus.actions import STATE_KEY
 from tabletop.systems.annulus.models import AnnulusSheet
-from tabletop.systems.api import Character, ProcedurePanel, percent, procedure_state
+from tabletop.systems.api import Character, ProcedureView, percent, procedure_state
 
 #: Training-perk dice the odds line shows (0 = none).
 ODDS_TRAINING = (0, 1, 2, 3)
@@ -237,7 +237,7 @@ def challenge_context(scene: Any, viewer: Any) -> dict[str, Any]:
         "state": None,  # holds every hidden die: the template gets views only
         "rules": rules,
         "view": None,
-        # Called only by the page-load rendering (the "act as" choice outside the panel).
+        # Called only by the page-load rendering (the "act as" choice outside the view).
         "own_characters": lambda: _own_characters(scene, viewer),
     }
     if not state:
@@ -276,9 +276,9 @@ def _own_characters(scene: Any, viewer: Any) -> list[Character]:
     return list(characters)
 
 
-PANEL = ProcedurePanel(
+VIEW = ProcedureView(
     name=STATE_KEY,
     label="Operation challenge",
-    template="systems/annulus/panels/challenge.html",
+    template="systems/annulus/procedures/challenge.html",
     context=challenge_context,
 )

@@ -1,4 +1,4 @@
-"""two_dice on the turn tracker's panel: the check waiting for hinder and resist, and the forms
+"""two_dice on the turn tracker's view: the check waiting for hinder and resist, and the forms
 that declare one (``TurnExtras``, registered as the system's ``extra["turns"]``)."""
 
 from __future__ import annotations
@@ -172,4 +172,6 @@ def turn_context(
     }
 
 
-TURN_EXTRAS = TurnExtras(template="systems/two_dice/panels/turn_checks.html", context=turn_context)
+TURN_EXTRAS = TurnExtras(
+    template="systems/two_dice/procedures/turn_checks.html", context=turn_context
+)

@@ -1,18 +1,18 @@
-"""The maneuver tracker panel (percentile): slumps and zones per character and skill, repeated
+"""The maneuver tracker view (percentile): slumps and zones per character and skill, repeated
 attempts with their cumulative penalty, tracked maneuvers, and the GM's secret perception roll.
 
 State: ``Scene.state["maneuvers"] = {"streaks": [SkillStreak.to_dict() + {"name", "seq"}],
 "attempts": [RetryAttempt.to_dict() + {"name", "skill"}]}``; ``character`` is the character's
-id as text, ``name`` only what the panel shows. A character at "normal" and an attempt with no
+id as text, ``name`` only what the view shows. A character at "normal" and an attempt with no
 failure are simply absent.
 
 Why the scene and not the character sheet: only scene actions change it, under the same row
 lock as every other move of the table (no lost update between a roll and the GM's reset), the
 sheet form can't overwrite it, and no model changes. The price: a slump does not follow the
-character into the next scene by itself; the GM sets it there from this panel (one click).
+character into the next scene by itself; the GM sets it there from this view (one click).
 
 Nothing here is secret: a GM's perception roll reads a slump or zone but never changes one
-(the table would learn the secret result from the panel).
+(the table would learn the secret result from the view).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import percentile
-from tabletop.systems.api import ROLL_KINDS, Character, ProcedurePanel, procedure_state
+from tabletop.systems.api import ROLL_KINDS, Character, ProcedureView, procedure_state
 from tabletop.systems.percentile.models import PercentileSheet
 
 NAME = "maneuvers"
@@ -97,16 +97,16 @@ def streak_line(name: str, skill: str, state: str, ruleset: Any = None) -> str:
     return f"{name} is back to normal at {skill}."
 
 
-# --- the panel ---------------------------------------------------------------------------------
+# --- the view ----------------------------------------------------------------------------------
 
 
-#: The panel's character pickers list the players' characters first (the first PC is each
+#: The view's character pickers list the players' characters first (the first PC is each
 #: picker's default: the GM's perception roll is "for a player"), then NPCs, then foes.
 _KIND_ORDER = {Character.Kind.PC: 0, Character.Kind.NPC: 1, Character.Kind.FOE: 2}
 
 
 def ordered_characters(scene: Any) -> list[Character]:
-    """The campaign's characters as the panel lists them: PCs, NPCs, foes, each by name."""
+    """The campaign's characters as the view lists them: PCs, NPCs, foes, each by name."""
     characters = PercentileSheet.objects.filter(campaign=scene.campaign)
     return sorted(characters, key=lambda c: (_KIND_ORDER.get(c.kind, 3), c.name.casefold(), c.pk))
 
@@ -144,9 +144,9 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
     }
 
 
-PANEL = ProcedurePanel(
+VIEW = ProcedureView(
     name=NAME,
     label="Maneuvers: attempts, slumps and zones",
-    template="systems/percentile/panels/maneuvers.html",
+    template="systems/percentile/procedures/maneuvers.html",
     context=context,
 )

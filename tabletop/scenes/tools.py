@@ -1,8 +1,8 @@
-"""The scene's live side panels: the party's currencies (everyone) and the GM's dashboard.
+"""The scene's live tools: the Party tool (everyone's currencies) and the GM's dashboard.
 
 Both are fragments of the scene page pushed out of band after any event that changes what they
 show (a spend, an award, a hidden roll, a reveal), rendered once per viewer class like every
-frame. The party panel holds nothing secret (bennies and plot points lie on the table); the
+frame. The Party tool holds nothing secret (bennies and plot points lie on the table); the
 dashboard, with hidden results and pending approvals, only ever goes to the GM.
 """
 
@@ -21,7 +21,7 @@ from tabletop.scenes import kinds
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-from tabletop.scenes.procedures import render_procedure_panels
+from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.rollkinds import kinds_for
 
 
@@ -59,13 +59,13 @@ def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
     return rows
 
 
-def panel_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
-    """What the party panel (and, for the GM, the dashboard) shows now."""
-    return _context(scene, is_gm=viewer.is_gm, wanted=SIDE_PANELS)
+def tools_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
+    """What the Party tool (and, for the GM, the dashboard) shows now."""
+    return _context(scene, is_gm=viewer.is_gm, wanted=TOOLS)
 
 
 def campaign_characters(scene: Scene) -> list[Character]:
-    """The campaign's characters as the side panels list them (players' first, by name)."""
+    """The campaign's characters as the tools list them (players' first, by name)."""
     return list(
         Character.objects.of_campaign(scene.campaign)
         .select_related("owner")
@@ -93,7 +93,7 @@ def _context(
     wanted: frozenset[str],
     characters: Callable[[], list[Character]] | None = None,
 ) -> dict[str, Any]:
-    """What the ``wanted`` side panels read, and only that: a hidden roll's list needs no
+    """What the ``wanted`` tools read, and only that: a hidden roll's list needs no
     characters. ``characters``: the campaign's characters, when a broadcast read them already."""
     ctx: dict[str, Any] = {"scene": scene, "viewer_is_gm": is_gm}
     gm_sees = wanted if is_gm else frozenset()
@@ -115,11 +115,11 @@ def _context(
     return ctx
 
 
-#: The panels beside the log (the rest are procedure panels, named after their procedure):
+#: The tools beside the log (the rest are procedure views, named after their procedure):
 #: the party's and the GM's dashboard, and two parts of the dashboard on their own: its table
 #: of every character (a roll that only changes a sheet) and its list of hidden results (a
 #: hidden roll), so such an event does not re-render the whole dashboard.
-SIDE_PANELS = frozenset({"party", "dashboard", "table", "hidden", "party-row", "table-row"})
+TOOLS = frozenset({"party", "dashboard", "table", "hidden", "party-row", "table-row"})
 _TEMPLATES = {
     "party": "scenes/_party.html",
     "dashboard": "scenes/_dashboard.html",
@@ -128,7 +128,7 @@ _TEMPLATES = {
 }
 
 
-def render_side_panels(
+def render_tools(
     scene: Scene,
     *,
     is_gm: bool,
@@ -136,35 +136,35 @@ def render_side_panels(
     only: Iterable[str] | None = None,
     characters: Callable[[], list[Character]] | None = None,
 ) -> str:
-    """The party panel and, for the GM, the dashboard (``only``: just these side panels; the
+    """The Party tool and, for the GM, the dashboard (``only``: just these tools; the
     dashboard holds its table and its hidden results). They depend on whether the viewer is
     the GM and on nothing else about them, so one render serves every player
     (``render.Renders``)."""
     # A player's frame for a hidden roll needs no context at all.
     return "".join(
-        render_side_panel(scene, name, is_gm=is_gm, oob=oob, characters=characters)
-        for name in side_panels_for(only, is_gm=is_gm)
-        if name not in ROW_PANELS  # a character's cells are an event's (render.Renders)
+        render_tool(scene, name, is_gm=is_gm, oob=oob, characters=characters)
+        for name in tools_for(only, is_gm=is_gm)
+        if name not in TOOL_ROWS  # a character's cells are an event's (render.Renders)
     )
 
 
-def side_panels_for(only: Iterable[str] | None, *, is_gm: bool) -> list[str]:
-    """The side panels to render, in page order, of those named (``None``: all of them): the
+def tools_for(only: Iterable[str] | None, *, is_gm: bool) -> list[str]:
+    """The tools to render, in page order, of those named (``None``: all of them): the
     dashboard and its parts are the GM's, and the dashboard holds its parts."""
-    wanted = set(SIDE_PANELS if only is None else SIDE_PANELS & set(only))
+    wanted = set(TOOLS if only is None else TOOLS & set(only))
     if not is_gm:
         wanted &= {"party", "party-row"}
     if "dashboard" in wanted:
         wanted -= {"table", "hidden"}
     if "party" in wanted:
-        wanted.discard("party-row")  # the whole panel holds the row
+        wanted.discard("party-row")  # the whole tool holds the row
     if wanted & {"dashboard", "table"}:
         wanted.discard("table-row")
     order = ("party", "party-row", "dashboard", "table", "table-row", "hidden")
     return [name for name in order if name in wanted]
 
 
-def render_side_panel(
+def render_tool(
     scene: Scene,
     name: str,
     *,
@@ -172,7 +172,7 @@ def render_side_panel(
     oob: bool,
     characters: Callable[[], list[Character]] | None = None,
 ) -> str:
-    """One side panel, from what it reads alone. The party panel is the same for everyone,
+    """One tool, from what it reads alone. The Party tool is the same for everyone,
     the GM included (it is rendered from a player's context), so one render serves the table."""
     ctx = _context(
         scene, is_gm=is_gm and name != "party", wanted=frozenset({name}), characters=characters
@@ -181,19 +181,19 @@ def render_side_panel(
     return render_fragment(_TEMPLATES[name], ctx)
 
 
-#: One character's cells alone (only its sheet changed): in the party panel (a player
-#: character's) and in the GM's table. Panel name -> the cells' id prefix.
-ROW_PANELS = {"party-row": "party", "table-row": "gm-table"}
+#: One character's cells alone (only its sheet changed): in the Party tool (a player
+#: character's) and in the GM's table. Tool name -> the cells' id prefix.
+TOOL_ROWS = {"party-row": "party", "table-row": "gm-table"}
 
 
 def render_character_row(scene: Scene, name: str, character: Character | None) -> str:
     """The numbers of one character (as committed: read it afresh), each swapped into its cell
     on the page: a check that pays from one sheet re-renders those cells, not every table.
-    Nothing for no character, and no party cells for a character the party panel does not
+    Nothing for no character, and no party cells for a character the Party tool does not
     list."""
     if character is None or (name == "party-row" and character.kind != Character.Kind.PC):
         return ""
-    ctx = {"row": _rows(scene, [character])[0], "prefix": ROW_PANELS[name]}
+    ctx = {"row": _rows(scene, [character])[0], "prefix": TOOL_ROWS[name]}
     return render_fragment("scenes/_sheet_cells.html", ctx)
 
 
@@ -204,32 +204,32 @@ def render_hidden_entry(event: SceneEvent) -> str:
     return render_fragment("scenes/_hidden_joins.html", {"roll": event})
 
 
-def render_panels(
+def render_tools_and_views(
     scene: Scene, viewer: Viewer, *, oob: bool, only: Iterable[str] | None = None
 ) -> str:
-    """The party panel, the dashboard for the GM and (``oob``) the procedure panels, as
-    out-of-band swaps when ``oob``; ``only``: just the panels of these names (what an event
-    made stale: ``party``, ``dashboard``, a procedure panel's name)."""
+    """The Party tool, the dashboard for the GM and (``oob``) the procedure views, as
+    out-of-band swaps when ``oob``; ``only``: just the tools and views of these names (what an
+    event made stale: ``party``, ``dashboard``, a procedure view's name)."""
     wanted = None if only is None else set(only)
-    html = render_side_panels(scene, is_gm=viewer.is_gm, oob=oob, only=wanted)
+    html = render_tools(scene, is_gm=viewer.is_gm, oob=oob, only=wanted)
     if oob:
-        # Procedure panels are on the page already; a page load renders them itself.
-        procedures = None if wanted is None else wanted - SIDE_PANELS
+        # Procedure views are on the page already; a page load renders them itself.
+        procedures = None if wanted is None else wanted - TOOLS
         if procedures is None or procedures:
             scene.refresh_from_db(fields=["state"])
-            html += "".join(render_procedure_panels(scene, viewer, oob=True, only=procedures))
+            html += "".join(render_procedure_views(scene, viewer, oob=True, only=procedures))
     return html
 
 
-def stale_panels(event: SceneEvent) -> frozenset[str]:
-    """The panels an event makes stale: its kind says (tabletop.scenes.kinds)."""
-    return kinds.get(event.kind).stale_panels(event)
+def stale_tools_and_views(event: SceneEvent) -> frozenset[str]:
+    """The tools and procedure views an event makes stale: its kind says (tabletop.scenes.kinds)."""
+    return kinds.get(event.kind).stale_tools_and_views(event)
 
 
 # --- the Sheet tool ------------------------------------------------------------------------------
-# A character's sheet at the table: its currencies as the party panel shows them and the rollable
-# numbers its system declares (``System.rollables``), each a button that fills its roll panel
-# (static/js/scene.js). Nothing of it is pushed: its currencies mirror the party panel's and the
+# A character's sheet at the table: its currencies as the Party tool shows them and the rollable
+# numbers its system declares (``System.rollables``), each a button that fills its roll form
+# (static/js/scene.js). Nothing of it is pushed: its currencies mirror the Party tool's and the
 # GM table's cells (their ids), which the events above keep live, so it costs no frame or render.
 
 #: The Sheet tool's picker lists the players' characters first, then the GM's.
@@ -239,7 +239,7 @@ _KIND_ORDER = (Character.Kind.PC, Character.Kind.NPC, Character.Kind.FOE)
 def sheet_characters(scene: Scene, viewer: Viewer) -> list[Character]:
     """The characters whose sheets the viewer's Sheet tool holds: a player's own, every one of
     the campaign for the GM. Nobody else's: a sheet's numbers are its owner's and the GM's (the
-    party panel shows the players' currencies to everyone, nothing more)."""
+    Party tool shows the players' currencies to everyone, nothing more)."""
     found = Character.objects.of_campaign(scene.campaign).select_related("owner")
     if not viewer.is_gm:
         found = found.filter(owner_id=viewer.user_id)
@@ -248,9 +248,9 @@ def sheet_characters(scene: Scene, viewer: Viewer) -> list[Character]:
 
 def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
     """Each of the viewer's sheets (``sheet_characters``) for ``scenes/_sheet_tool.html``: the
-    character, its currencies (the party panel's row, and the prefix of the cells they mirror:
-    the party panel's for a player's character, the GM table's for the GM's) and its rollables
-    by section, those of roll kinds the scene's roll panels offer, with their fields as JSON."""
+    character, its currencies (the Party tool's row, and the prefix of the cells they mirror:
+    the Party tool's for a player's character, the GM table's for the GM's) and its rollables
+    by section, those of roll kinds the scene's roll forms offer, with their fields as JSON."""
     characters = sheet_characters(scene, viewer)
     if not characters:
         return []
@@ -271,7 +271,7 @@ def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
             {
                 "character": character,
                 "money": row,
-                "cells": ROW_PANELS[
+                "cells": TOOL_ROWS[
                     "party-row" if character.kind == Character.Kind.PC else "table-row"
                 ],
                 "sections": [{"title": t, "rollables": r} for t, r in sections.items()],

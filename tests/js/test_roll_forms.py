@@ -1,4 +1,4 @@
-"""Roll panels (static/js/scene/roll-panels.js): an option's data-sets names the field it fills
+"""Roll forms (static/js/scene/roll-forms.js): an option's data-sets names the field it fills
 in and the value (templates/systems/conductor/forms/attack.html: a foe sets the difficulty)."""
 
 from __future__ import annotations
@@ -21,4 +21,4 @@ pytestmark = needs_node
     ],
 )
 def test_data_sets_names_a_field_and_its_value(spec, sets):
-    assert one("roll-panels.js", "return m.setsField(c);", spec) == sets
+    assert one("roll-forms.js", "return m.setsField(c);", spec) == sets

@@ -1,4 +1,4 @@
-"""What the roll-panel tests of every system share: a table with one character, a roll sent
+"""What the roll-form tests of every system share: a table with one character, a roll sent
 over a player's socket, the roll events, and the odds endpoint."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from tabletop.scenes.models import SceneEvent
 from tests.support.tables import make_table
 from tests.tabletop.scenes.conftest import connect, events
 
-#: A valid panel input for each roll kind, typed off-sheet where the kind allows it (the
+#: A valid roll form input for each roll kind, typed off-sheet where the kind allows it (the
 #: secrecy property test rolls each; the card tests check each one's stored odds).
-PANEL_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
+ROLL_FORM_INPUTS: dict[str, tuple[str, dict[str, Any]]] = {
     "expression": ("conductor", {"expression": "1d6!"}),
     "conductor_standard": ("conductor", {"skill_name": "Acrobatics", "difficulty": 7}),
     # The difficulty is the troll's when the troll is picked (not for a self roll).
@@ -103,15 +103,15 @@ def meter_sum(page: str) -> float:
 
 
 def assert_odds_error(system: str, roll_kind: str, params: dict, message: str) -> None:
-    """Bad panel input gets the odds endpoint's clear error, and no bar chart."""
+    """Bad roll form input gets the odds endpoint's clear error, and no bar chart."""
     table, ayla = table_with_character(system)
     page = odds_page(table, roll_kind=roll_kind, character=ayla.pk, **params)
     assert 'class="odds-error"' in page and message in page
     assert "<meter" not in page
 
 
-def assert_panels_render(system: str, sheet: dict, expected: list[str]) -> None:
-    """The system's roll panels on the scene page show what the sheet says (no inline code)."""
+def assert_roll_forms_render(system: str, sheet: dict, expected: list[str]) -> None:
+    """The system's roll forms on the scene page show what the sheet says (no inline code)."""
     table, _ayla = table_with_character(system, **sheet)
     client = Client()
     client.force_login(table.alice)

@@ -1,12 +1,13 @@
-// Roll panels (the forms of the Roll tool): every one starts from the table-wide roll mode
+// Roll forms (the Roll tool's, one per roll kind): every one starts from the table-wide roll mode
 // (#table-mode, remembered per scene in this browser) and may differ for one roll; an option
-// may fill in another field of its form (a foe sets the difficulty); a panel's fields are set
-// as a rollable of the Sheet tool names them; a panel that rolled goes back to the table's mode.
+// may fill in another field of its form (a foe sets the difficulty); a roll form's fields are
+// set as a rollable of the Sheet tool names them; a roll form that rolled goes back to the table's
+// mode.
 
 import { recall, remember, sceneKey } from "./page.js";
 import { onPhone, showTab } from "./tabs.js";
 
-// --- the table-wide roll mode: every roll panel starts from it, a panel may differ once ---
+// --- the table-wide roll mode: every roll form starts from it, one may differ once ---
 
 function modeKey() { return sceneKey("roll-mode"); }
 
@@ -31,7 +32,7 @@ export function restoreTableMode() {
   } catch (e) { /* a stored mode that is no selector */ }
 }
 
-// Rolled (its command answered without an error): its result is in the log, and the panel's
+// Rolled (its command answered without an error): its result is in the log, and the roll form's
 // one-roll mode goes back to the table's.
 export function rolled(form) {
   if (!form || !form.isConnected || !form.classList.contains("roll-form")) { return; }
@@ -46,7 +47,7 @@ export function setsField(spec) {
 }
 
 // An option may fill in another field of its form: data-sets="difficulty:7" (a foe picked on
-// a roll panel sets the difficulty the roll is made against, and the field shows it). An
+// a roll form sets the difficulty the roll is made against, and the field shows it). An
 // option without it gives the field back to the player.
 function applyPickedValues(select) {
   const form = select.form;
@@ -67,7 +68,7 @@ function applyPickedValues(select) {
   field.dispatchEvent(new Event("input", { bubbles: true }));
 }
 
-// One field of a roll panel, set as a rollable names it: a select only to an option it has
+// One field of a roll form, set as a rollable names it: a select only to an option it has
 // (else it stays as it was and the odds say what is wrong), a radio group to the radio of that
 // value, a checkbox ticked, a text or number field to the value.
 export function setField(form, name, value) {

@@ -1,4 +1,4 @@
-"""two_dice's roll panel: socket rolls, cards, odds and bad input."""
+"""two_dice's roll form: socket rolls, cards, odds and bad input."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from rules import two_dice
 from tabletop.scenes.rollkinds import ROLL_KINDS
-from tests.tabletop.systems.roll_panels import (
+from tests.tabletop.systems.roll_forms import (
     assert_odds_error,
     meter_sum,
     odds_page,
@@ -98,7 +98,7 @@ def test_two_dice_roll_matches_rules_with_the_same_dice(transactional_db):
     assert outcome.detail["total"] == expected.total and outcome.outcome == expected.band
 
 
-# --- odds endpoint and panels ---------------------------------------------------------------
+# --- odds endpoint and roll forms -----------------------------------------------------------
 
 
 def test_two_dice_odds_use_the_unpaid_penalty(two_dice_table):
@@ -132,7 +132,7 @@ def test_odds_bad_input_gives_a_clear_error(transactional_db, system, params, me
     assert_odds_error(system, "two_dice", params, message)
 
 
-def test_panels_render_on_the_scene_page(two_dice_table):
+def test_roll_forms_render_on_the_scene_page(two_dice_table):
     table, ayla = two_dice_table
     client = Client()
     client.force_login(table.alice)
