@@ -94,7 +94,7 @@ def make_table(system: str) -> Table:
             campaign=campaign,
             actor=owner,
             name=data["name"],
-            kind=data["kind"],
+            role=data["role"],
             sheet=data["sheet"],
         )
         if data.get("currencies"):

@@ -77,7 +77,7 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
                     campaign=campaigns[c],
                     owner=users[c * per_table + i],
                     name=f"Hero {c}-{i}",
-                    kind=Character.Kind.PC,
+                    role=Character.Role.PC,
                     **sheet,
                 )
                 for c, i in seats

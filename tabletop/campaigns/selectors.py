@@ -86,7 +86,7 @@ def characters_in(*, campaign: Campaign, viewer_is_gm: bool) -> QuerySet[Any]:
 
     characters = Character.objects.of_campaign(campaign).select_related("owner")
     if not viewer_is_gm:
-        characters = characters.filter(kind=Character.Kind.PC)
+        characters = characters.filter(role=Character.Role.PC)
     return characters
 
 

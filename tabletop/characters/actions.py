@@ -39,10 +39,10 @@ def _clean_name(name: Any) -> str:
     return name
 
 
-def _clean_kind(kind: Any) -> str:
-    if kind not in Character.Kind.values:
-        raise ValidationError({"kind": f"Unknown kind {kind!r}."})
-    return kind
+def _clean_role(role: Any) -> str:
+    if role not in Character.Role.values:
+        raise ValidationError({"role": f"Unknown role {role!r}: a PC, an NPC or a foe."})
+    return role
 
 
 def character_create(
@@ -50,21 +50,21 @@ def character_create(
     campaign: Campaign,
     actor: AbstractBaseUser,
     name: str,
-    kind: str = Character.Kind.PC,
+    role: str = Character.Role.PC,
     sheet: dict[str, Any] | None = None,
 ) -> Character:
     """A new character owned by ``actor``: players make their own PCs, the GM anything."""
-    kind = _clean_kind(kind)
+    role = _clean_role(role)
     if not is_member(campaign=campaign, user=actor):
         raise PermissionDenied("Only members of the campaign can create characters in it.")
-    if kind != Character.Kind.PC and campaign.gm_id != actor.pk:
+    if role != Character.Role.PC and campaign.gm_id != actor.pk:
         raise PermissionDenied("Only the GM creates NPCs and foes.")
     name = _clean_name(name)
     spec = spec_for(campaign)
     values = {**blank_sheet(spec), **clean_sheet(spec, sheet or {})}
     with transaction.atomic():
         return Character.objects.create(
-            campaign=campaign, owner=actor, kind=kind, name=name, **values
+            campaign=campaign, owner=actor, role=role, name=name, **values
         )
 
 
@@ -74,7 +74,7 @@ def character_update(
     actor: AbstractBaseUser,
     sheet: dict[str, Any],
     name: str | None = None,
-    kind: str | None = None,
+    role: str | None = None,
 ) -> Character:
     """Rewrite the sheet fields given (owner or GM); currencies are refused, not ignored."""
     campaign = character.campaign
@@ -83,10 +83,10 @@ def character_update(
     fields: dict[str, Any] = clean_sheet(spec_for(campaign), sheet)
     if name is not None:
         fields["name"] = _clean_name(name)
-    if kind is not None and kind != character.kind:
+    if role is not None and role != character.role:
         if campaign.gm_id != actor.pk:
-            raise PermissionDenied("Only the GM changes what kind of character this is.")
-        fields["kind"] = _clean_kind(kind)
+            raise PermissionDenied("Only the GM changes a character's role (PC, NPC or foe).")
+        fields["role"] = _clean_role(role)
     with transaction.atomic():
         # Locked first, as every writer of a character takes its rows (the sheet's, then the
         # character's): two writers never wait on each other in opposite orders.

@@ -5,8 +5,8 @@ from tabletop.characters.models import Character
 
 @admin.register(Character)
 class CharacterAdmin(admin.ModelAdmin):
-    list_display = ("name", "campaign", "owner", "kind", "updated_at")
-    list_filter = ("campaign__system", "kind")
+    list_display = ("name", "campaign", "owner", "role", "updated_at")
+    list_filter = ("campaign__system", "role")
     search_fields = ("name", "campaign__name", "owner__username")
     list_select_related = ("campaign", "owner")
     raw_id_fields = ("campaign", "owner")

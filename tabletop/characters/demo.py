@@ -8,7 +8,7 @@ from typing import Any
 from tabletop.characters.models import Character
 
 GM, PLAYERS = "gm", ("alice", "bob")
-PC, NPC, FOE = Character.Kind.PC, Character.Kind.NPC, Character.Kind.FOE
+PC, NPC, FOE = Character.Role.PC, Character.Role.NPC, Character.Role.FOE
 
 
 def by_position(names: tuple[str, ...], values: list[Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from tabletop.characters.sheets import NOTES_MAX, SheetSpec, currencies
 
 
 class SheetForm(forms.Form):
-    """Name, kind (GM only), notes and the fixed fields of each part of the system's sheet."""
+    """Name, role (GM only), notes and the fixed fields of each part of the system's sheet."""
 
     name = forms.CharField(max_length=80)
     notes = forms.CharField(
@@ -35,12 +35,12 @@ class SheetForm(forms.Form):
         self.spec = spec
         self._groups: list[tuple[str, list[str]]] = []
         if is_gm:
-            self.fields["kind"] = forms.ChoiceField(
-                choices=Character.Kind.choices,
-                initial=Character.Kind.PC,
+            self.fields["role"] = forms.ChoiceField(
+                choices=Character.Role.choices,
+                initial=Character.Role.PC,
                 help_text="Player characters are played by their owner; NPCs and foes are yours.",
             )
-            self.order_fields(["name", "kind", "notes"])
+            self.order_fields(["name", "role", "notes"])
         for part in self.parts:
             named = part.form_fields()
             self.fields.update(named)
@@ -58,7 +58,7 @@ class SheetForm(forms.Form):
 
     @property
     def head_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in ("name", "kind", "notes") if name in self.fields]
+        return [self[name] for name in ("name", "role", "notes") if name in self.fields]
 
     @property
     def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
@@ -73,7 +73,7 @@ class SheetForm(forms.Form):
 
     @staticmethod
     def initial_for(spec: SheetSpec, character: Character) -> dict[str, Any]:
-        initial: dict[str, Any] = {"name": character.name, "kind": character.kind}
+        initial: dict[str, Any] = {"name": character.name, "role": character.role}
         initial["notes"] = character.notes
         for part in spec.form_parts():
             initial.update(part.initial(character))
@@ -186,8 +186,8 @@ class SheetForms:
         return self.form.cleaned_data["name"].strip()
 
     @property
-    def kind(self) -> str | None:
-        return self.form.cleaned_data.get("kind")
+    def role(self) -> str | None:
+        return self.form.cleaned_data.get("role")
 
     def sheet(self) -> dict[str, Any]:
         """The sheet dict for the actions (no currencies, ever)."""

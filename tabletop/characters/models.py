@@ -1,6 +1,6 @@
 """Characters: a player's own, or the GM's NPCs and foes.
 
-``Character`` holds what every system shares (campaign, owner, kind, name, notes, times). Each
+``Character`` holds what every system shares (campaign, owner, role, name, notes, times). Each
 game system keeps its own sheet in its app: a model that extends ``Character`` (Django's
 multi-table inheritance: one row per character in the system's table, keyed to the character's
 row), with its attributes, skills, currencies and harm as its own columns and migrations. The
@@ -77,7 +77,7 @@ class CharacterQuerySet(models.QuerySet):
 
 
 class Character(models.Model):
-    class Kind(models.TextChoices):
+    class Role(models.TextChoices):
         PC = "pc", "Player character"
         NPC = "npc", "NPC"
         FOE = "foe", "Foe"
@@ -86,7 +86,7 @@ class Character(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters"
     )
-    kind = models.CharField(max_length=5, choices=Kind.choices, default=Kind.PC)
+    role = models.CharField(max_length=5, choices=Role.choices, default=Role.PC)
     name = models.CharField(max_length=80)
     notes = models.TextField(blank=True)
 
@@ -96,7 +96,7 @@ class Character(models.Model):
     objects = CharacterQuerySet.as_manager()
 
     class Meta:
-        ordering = ["kind", "name"]
+        ordering = ["role", "name"]
 
     def __str__(self) -> str:
         return self.name

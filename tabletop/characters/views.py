@@ -68,8 +68,8 @@ def create(request: HttpRequest, campaign_pk: int) -> HttpResponse:
                 campaign=campaign,
                 actor=request.user,
                 name=forms.name,
-                # Players' forms have no kind field: they make their own PC.
-                kind=forms.kind or Character.Kind.PC,
+                # Players' forms have no role field: they make their own PC.
+                role=forms.role or Character.Role.PC,
                 sheet=forms.sheet(),
             )
         except ValidationError as error:
@@ -106,7 +106,7 @@ def edit(request: HttpRequest, pk: int) -> HttpResponse:
                 actor=request.user,
                 sheet=forms.sheet(),
                 name=forms.name,
-                kind=forms.kind,
+                role=forms.role,
             )
         except ValidationError as error:
             forms.add_action_error(error)

@@ -82,7 +82,7 @@ def foe_for(scene: Scene, raw: Any) -> Character | None:
     if raw in (None, ""):
         return None
     missing = "That foe is not in this campaign."
-    return _of_campaign(scene, raw, "Pick a foe from the list.", missing, kind=Character.Kind.FOE)
+    return _of_campaign(scene, raw, "Pick a foe from the list.", missing, role=Character.Role.FOE)
 
 
 def _of_campaign(scene: Scene, raw: Any, what: str, missing: str, **only: Any) -> Character:

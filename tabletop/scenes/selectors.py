@@ -109,7 +109,7 @@ def table_members(campaign: Any) -> list[dict[str, Any]]:
     name, whether they run the game, and the names of their characters (a whisper may name a
     character: it reaches the player)."""
     owned: dict[int, list[str]] = {}
-    pcs = Character.objects.of_campaign(campaign).filter(kind=Character.Kind.PC).order_by("name")
+    pcs = Character.objects.of_campaign(campaign).filter(role=Character.Role.PC).order_by("name")
     for owner_id, name in pcs.values_list("owner_id", "name"):
         owned.setdefault(owner_id, []).append(name)
     return [

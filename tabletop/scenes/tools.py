@@ -36,7 +36,7 @@ def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
         values = []
         for currency in declared:
             value: Any = currency_value(spec, character, currency)
-            pc = character.kind == Character.Kind.PC
+            pc = character.role == Character.Role.PC
             if currency.players_only and not pc:
                 value = "—"  # the players' own (bennies, plot points: seeds 002, 004)
             values.append(
@@ -52,7 +52,7 @@ def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
         pools = system.pools(character, spec) if system is not None and system.pools else []
         faced = (
             against(character)
-            if against is not None and character.kind == Character.Kind.FOE
+            if against is not None and character.role == Character.Role.FOE
             else {}
         )
         rows.append({"character": character, "values": values, "pools": pools, "against": faced})
@@ -69,7 +69,7 @@ def campaign_characters(scene: Scene) -> list[Character]:
     return list(
         Character.objects.of_campaign(scene.campaign)
         .select_related("owner")
-        .order_by("kind", "name")
+        .order_by("role", "name")
     )
 
 
@@ -99,10 +99,10 @@ def _context(
     gm_sees = wanted if is_gm else frozenset()
     if "party" in wanted or gm_sees & {"dashboard", "table"}:
         everyone = characters() if characters is not None else campaign_characters(scene)
-        ctx["party"] = _rows(scene, [c for c in everyone if c.kind == Character.Kind.PC])
+        ctx["party"] = _rows(scene, [c for c in everyone if c.role == Character.Role.PC])
         if gm_sees & {"dashboard", "table"}:
             ctx["table"] = _rows(scene, everyone)
-            ctx["foes"] = [c for c in everyone if c.kind == Character.Kind.FOE]
+            ctx["foes"] = [c for c in everyone if c.role == Character.Role.FOE]
     if "dashboard" in gm_sees:
         # What the system has waiting for the GM (approvals, foes waiting to strike back).
         system = systems.find(scene.campaign.system)
@@ -191,7 +191,7 @@ def render_character_row(scene: Scene, name: str, character: Character | None) -
     on the page: a check that pays from one sheet re-renders those cells, not every table.
     Nothing for no character, and no party cells for a character the Party tool does not
     list."""
-    if character is None or (name == "party-row" and character.kind != Character.Kind.PC):
+    if character is None or (name == "party-row" and character.role != Character.Role.PC):
         return ""
     ctx = {"row": _rows(scene, [character])[0], "prefix": TOOL_ROWS[name]}
     return render_fragment("scenes/_sheet_cells.html", ctx)
@@ -233,7 +233,7 @@ def stale_tools_and_views(event: SceneEvent) -> frozenset[str]:
 # GM table's cells (their ids), which the events above keep live, so it costs no frame or render.
 
 #: The Sheet tool's picker lists the players' characters first, then the GM's.
-_KIND_ORDER = (Character.Kind.PC, Character.Kind.NPC, Character.Kind.FOE)
+_ROLE_ORDER = (Character.Role.PC, Character.Role.NPC, Character.Role.FOE)
 
 
 def sheet_characters(scene: Scene, viewer: Viewer) -> list[Character]:
@@ -243,7 +243,7 @@ def sheet_characters(scene: Scene, viewer: Viewer) -> list[Character]:
     found = Character.objects.of_campaign(scene.campaign).select_related("owner")
     if not viewer.is_gm:
         found = found.filter(owner_id=viewer.user_id)
-    return sorted(found.order_by("name"), key=lambda c: _KIND_ORDER.index(c.kind))
+    return sorted(found.order_by("name"), key=lambda c: _ROLE_ORDER.index(c.role))
 
 
 def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
@@ -272,7 +272,7 @@ def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
                 "character": character,
                 "money": row,
                 "cells": TOOL_ROWS[
-                    "party-row" if character.kind == Character.Kind.PC else "table-row"
+                    "party-row" if character.role == Character.Role.PC else "table-row"
                 ],
                 "sections": [{"title": t, "rollables": r} for t, r in sections.items()],
             }

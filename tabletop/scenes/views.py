@@ -71,7 +71,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
             **tools_context(scene, viewer),
             "procedure_views": render_procedure_views(scene, viewer, oob=False),
             **extras,
-            "foes": Character.objects.of_campaign(scene.campaign).filter(kind=Character.Kind.FOE),
+            "foes": Character.objects.of_campaign(scene.campaign).filter(role=Character.Role.FOE),
             "scene": scene,
             "campaign": scene.campaign,
             "viewer": viewer,

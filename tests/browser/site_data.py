@@ -166,7 +166,7 @@ def _long_table(gm: Any) -> dict[str, int]:
         demo = demo_characters(campaign)[0]
         sheet = {**demo["sheet"], "notes": f"Backstory in full at {LONG_LINK}"}
         character_create(
-            campaign=campaign, actor=player, name=LONG_CHARACTER, kind="pc", sheet=sheet
+            campaign=campaign, actor=player, name=LONG_CHARACTER, role="pc", sheet=sheet
         )
         scene_actions.scene_create(campaign=campaign, actor=gm, name=LONG_SCENE)
     return {

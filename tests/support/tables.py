@@ -63,7 +63,7 @@ def mira_and_troll(table: Table, *, troll_difficulty: int = 4, **mira: Any) -> t
         campaign=table.campaign,
         owner=table.gm,
         name="Cave troll",
-        kind="foe",
+        role="foe",
         **sheet(
             difficulty=troll_difficulty,
             skills=[{"name": "Strength", "value": 2, "specialisation": ""}],

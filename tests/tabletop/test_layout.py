@@ -212,7 +212,7 @@ def test_character_holds_only_what_every_system_shares():
 
     shared = {f.name for f in Character._meta.concrete_fields}
     assert shared == {
-        "id", "campaign", "owner", "kind", "name", "notes", "created_at", "updated_at"
+        "id", "campaign", "owner", "role", "name", "notes", "created_at", "updated_at"
     }  # fmt: skip
     for system in systems.all_systems():
         model = system.sheet_model

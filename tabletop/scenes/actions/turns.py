@@ -147,7 +147,7 @@ def turns_join(*, scene: Scene, actor: Any, character: Character, team: str = ""
     """The GM adds a character (a new team goes last in the order)."""
     if character.campaign_id != scene.campaign_id:
         raise ValidationError("That character is not in this campaign.")
-    team = _team_name(team, turns_view.DEFAULT_TEAMS.get(character.kind, "Others"))
+    team = _team_name(team, turns_view.DEFAULT_TEAMS.get(character.role, "Others"))
     state, tracker = turns_state(scene)
     require_started(tracker)
     with rules_say_no():
@@ -219,7 +219,7 @@ def _lineup(scene: Scene, user: Any, data: Any) -> list[tuple[Character, str]]:
     for character in turns_view.roster(scene):
         if data.get(f"in:{character.pk}") in (None, "", False, "off"):
             continue
-        default = turns_view.DEFAULT_TEAMS.get(character.kind, "Others")
+        default = turns_view.DEFAULT_TEAMS.get(character.role, "Others")
         lineup.append((character, _team_name(data.get(f"team:{character.pk}"), default)))
     return lineup
 

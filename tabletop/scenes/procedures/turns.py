@@ -27,17 +27,17 @@ from tabletop.scenes.procedures import ProcedureView, register
 NAME = "turns"
 #: The team a character joins unless the GM names another.
 DEFAULT_TEAMS = {
-    Character.Kind.PC: "Heroes",
-    Character.Kind.FOE: "Foes",
-    Character.Kind.NPC: "Others",
+    Character.Role.PC: "Heroes",
+    Character.Role.FOE: "Foes",
+    Character.Role.NPC: "Others",
 }
 
 
 def roster(scene: Any) -> list[Character]:
     """The campaign's characters as the start form lists them: heroes first, then the rest."""
-    first = {Character.Kind.PC: 0, Character.Kind.NPC: 1, Character.Kind.FOE: 2}
+    first = {Character.Role.PC: 0, Character.Role.NPC: 1, Character.Role.FOE: 2}
     characters = Character.objects.of_campaign(scene.campaign)
-    return sorted(characters, key=lambda c: (first.get(c.kind, 3), c.name.casefold(), c.pk))
+    return sorted(characters, key=lambda c: (first.get(c.role, 3), c.name.casefold(), c.pk))
 
 
 def state_of(scene: Any) -> dict[str, Any]:
@@ -129,7 +129,7 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
         "roster": [
             {
                 "character": c,
-                "team": DEFAULT_TEAMS.get(c.kind, "Others"),
+                "team": DEFAULT_TEAMS.get(c.role, "Others"),
                 "taking_turns": participant_id(c) in members,
             }
             for c in everyone

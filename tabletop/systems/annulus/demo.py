@@ -14,7 +14,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "alice",
             "name": "Mira Vell",
-            "kind": PC,
+            "role": PC,
             "sheet": {
                 "training_perks": by_position(types, [2, 1, 0, 1]),
                 "notes": "Scholar of dead machines; reads glyphs faster than she reads people.",
@@ -23,7 +23,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "bob",
             "name": "Dorrin Hale",
-            "kind": PC,
+            "role": PC,
             "sheet": {
                 "training_perks": by_position(types, [0, 1, 2, 1]),
                 "notes": "Former vault-breaker with steady hands and a bad knee.",
@@ -32,7 +32,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": GM,
             "name": "Archivist Quell",
-            "kind": NPC,
+            "role": NPC,
             "sheet": {"training_perks": by_position(types, [3, 0, 0, 2])},
         },
     ]

@@ -270,7 +270,7 @@ def challenge_context(scene: Any, viewer: Any) -> dict[str, Any]:
 def _own_characters(scene: Any, viewer: Any) -> list[Character]:
     if viewer.user_id is None:
         return []
-    characters = AnnulusSheet.objects.filter(campaign=scene.campaign).order_by("kind", "name")
+    characters = AnnulusSheet.objects.filter(campaign=scene.campaign).order_by("role", "name")
     if not viewer.is_gm:
         characters = characters.filter(owner_id=viewer.user_id)
     return list(characters)

@@ -13,7 +13,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "alice",
             "name": "Kestrel",
-            "kind": PC,
+            "role": PC,
             "sheet": {
                 "skills": [
                     {"name": "Weapon", "specialisation": "Sword", "value": 2},
@@ -27,7 +27,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "bob",
             "name": "Brannoc",
-            "kind": PC,
+            "role": PC,
             "sheet": {
                 "skills": [
                     {"name": "Strength", "value": 2},
@@ -41,13 +41,13 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": GM,
             "name": "Bog Wight",
-            "kind": FOE,
+            "role": FOE,
             "sheet": {"skills": [{"name": "Strength", "value": 2}], "difficulty": 4},
         },
         {
             "owner": GM,
             "name": "Ridge Wolf",
-            "kind": FOE,
+            "role": FOE,
             "sheet": {"skills": [{"name": "Acrobatics", "value": 1}], "difficulty": 3},
         },
     ]

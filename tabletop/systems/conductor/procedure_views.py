@@ -23,7 +23,7 @@ def expedition_context(scene: Any, viewer: Any) -> dict[str, Any]:
     campaign = scene.campaign
     pcs = list(
         ConductorSheet.objects.filter(campaign=campaign)
-        .filter(kind=Character.Kind.PC)
+        .filter(role=Character.Role.PC)
         .order_by("name")
     )
     ctx: dict[str, Any] = {

@@ -74,7 +74,7 @@ def after_attack(*, event: SceneEvent, rng: Rng) -> None:
     if not data.get("result", {}).get("foe_strikes_back") or not data.get("foe_id"):
         return
     foe = ConductorSheet.objects.filter(
-        pk=data["foe_id"], campaign_id=event.scene.campaign_id, kind=Character.Kind.FOE
+        pk=data["foe_id"], campaign_id=event.scene.campaign_id, role=Character.Role.FOE
     ).first()
     if foe is not None:
         _answer_the_miss(event=event, foe=foe, character=event.character, rng=rng)

@@ -13,7 +13,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "alice",
             "name": "Tomalfson",
-            "kind": PC,
+            "role": PC,
             # The seed's running example: Quickness -9, total penalty -65, MV 26.
             "sheet": {
                 "quickness": -9,
@@ -32,7 +32,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "bob",
             "name": "Ilsa Marrow",
-            "kind": PC,
+            "role": PC,
             "sheet": {
                 "quickness": 12,
                 "mv": 20,
@@ -49,7 +49,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": GM,
             "name": "Old Hanna",
-            "kind": NPC,
+            "role": NPC,
             "sheet": {
                 "attributes": {"Perceptivity": 25},
                 "skills": [{"name": "Herbs", "value": 60}],

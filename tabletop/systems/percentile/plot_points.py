@@ -479,7 +479,7 @@ def scene_extras(scene: Any, viewer: Any, ruleset: dict[str, Any]) -> dict[str, 
         if name not in CHANGE_USES
     ]
     spenders = PercentileSheet.objects.filter(campaign=scene.campaign).filter(
-        owner_id=viewer.user_id, kind=Character.Kind.PC
+        owner_id=viewer.user_id, role=Character.Role.PC
     )
     return {
         "side_template": "systems/percentile/scene_side.html",

@@ -102,13 +102,13 @@ def streak_line(name: str, skill: str, state: str, ruleset: Any = None) -> str:
 
 #: The view's character pickers list the players' characters first (the first PC is each
 #: picker's default: the GM's perception roll is "for a player"), then NPCs, then foes.
-_KIND_ORDER = {Character.Kind.PC: 0, Character.Kind.NPC: 1, Character.Kind.FOE: 2}
+_ROLE_ORDER = {Character.Role.PC: 0, Character.Role.NPC: 1, Character.Role.FOE: 2}
 
 
 def ordered_characters(scene: Any) -> list[Character]:
     """The campaign's characters as the view lists them: PCs, NPCs, foes, each by name."""
     characters = PercentileSheet.objects.filter(campaign=scene.campaign)
-    return sorted(characters, key=lambda c: (_KIND_ORDER.get(c.kind, 3), c.name.casefold(), c.pk))
+    return sorted(characters, key=lambda c: (_ROLE_ORDER.get(c.role, 3), c.name.casefold(), c.pk))
 
 
 def context(scene: Any, viewer: Any) -> dict[str, Any]:
@@ -136,7 +136,7 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
         "streaks": sorted(streaks, key=lambda r: (r["name"], r["skill"])),
         "attempts": sorted(attempts, key=lambda r: (r["name"], r["task"])),
         "characters": characters,
-        "pcs": [c for c in characters if c.kind == Character.Kind.PC],
+        "pcs": [c for c in characters if c.role == Character.Role.PC],
         "rules": ruleset,
         "condition_groups": percentile.modifier_table(ruleset)["groups"],
         "columns": percentile.COLUMNS,

@@ -13,7 +13,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "alice",
             "name": "Sable",
-            "kind": PC,
+            "role": PC,
             # The seed's worked example: Black 3, Blue 2 and its four specialities.
             "sheet": {
                 "attributes": {
@@ -38,7 +38,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "bob",
             "name": "Orrin Flint",
-            "kind": PC,
+            "role": PC,
             "sheet": {
                 "attributes": {
                     "Cunning": 2,
@@ -59,7 +59,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": GM,
             "name": "Magistrate Ivo",
-            "kind": NPC,
+            "role": NPC,
             "sheet": {
                 "attributes": {"Cunning": 5, "Charisma": 4, "Intelligence": 3},
                 "mana": {"White": 2, "Black": 2},

@@ -108,7 +108,7 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
     state = state_of(scene)
     ruleset = scene.campaign.effective_ruleset()
     characters = list(
-        RollAndKeepSheet.objects.filter(campaign=scene.campaign).order_by("kind", "name")
+        RollAndKeepSheet.objects.filter(campaign=scene.campaign).order_by("role", "name")
     )
     owners = {c.pk: c.owner_id for c in characters}
     items = [

@@ -24,7 +24,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "alice",
             "name": "Tamsin Reed",
-            "kind": PC,
+            "role": PC,
             "sheet": {
                 "attributes": by_position(attributes, [5, 8, 7, 4]),
                 "resources": by_position(
@@ -35,7 +35,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": "bob",
             "name": "Garrick Stone",
-            "kind": PC,
+            "role": PC,
             "sheet": {
                 "attributes": by_position(attributes, [8, 5, 4, 7]),
                 "resources": by_position(
@@ -46,7 +46,7 @@ def demo(spec: SheetSpec) -> list[dict[str, Any]]:
         {
             "owner": GM,
             "name": "Captain Rhee",
-            "kind": FOE,
+            "role": FOE,
             "sheet": {
                 "attributes": by_position(attributes, [6, 6, 5, 7]),
                 "resources": by_position(

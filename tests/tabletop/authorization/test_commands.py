@@ -49,7 +49,7 @@ def _conductor(bennies: int = 1):
         bennies=bennies,
     )
     troll = Character.objects.create(
-        campaign=table.campaign, owner=table.gm, name="Troll", kind="foe", difficulty=7
+        campaign=table.campaign, owner=table.gm, name="Troll", role="foe", difficulty=7
     )
     return table, mira, troll
 

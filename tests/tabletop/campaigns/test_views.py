@@ -168,7 +168,7 @@ def test_detail_lists_pcs_to_players_and_npcs_only_to_the_gm(client, campaign, g
 
     Character.objects.create(campaign=campaign, owner=seated_player, name="Vex")
     Character.objects.create(
-        campaign=campaign, owner=gm, name="The Hooded Stranger", kind=Character.Kind.NPC
+        campaign=campaign, owner=gm, name="The Hooded Stranger", role=Character.Role.NPC
     )
     client.force_login(seated_player)
     page = client.get(detail_url(campaign)).content.decode()

@@ -21,24 +21,24 @@ def test_player_creates_pc_owned_by_them(make_campaign, alice):
     character = character_create(
         campaign=campaign, actor=alice, name=" Mira ", sheet={"training_perks": {"finesse": 2}}
     )
-    assert (character.name, character.owner, character.kind) == ("Mira", alice, "pc")
+    assert (character.name, character.owner, character.role) == ("Mira", alice, "pc")
     # Every challenge type of the ruleset is on the sheet, the one given in its own spelling.
     assert character.training_perks == {"Knowledge": 0, "Finesse": 2, "Force": 0, "Perception": 0}
 
 
-@pytest.mark.parametrize("kind", ["npc", "foe"])
-def test_player_cannot_create_npcs_or_foes(make_campaign, alice, kind):
+@pytest.mark.parametrize("role", ["npc", "foe"])
+def test_player_cannot_create_npcs_or_foes(make_campaign, alice, role):
     with pytest.raises(PermissionDenied):
-        character_create(campaign=make_campaign("conductor"), actor=alice, name="X", kind=kind)
+        character_create(campaign=make_campaign("conductor"), actor=alice, name="X", role=role)
     assert not Character.objects.exists()
 
 
 def test_gm_creates_a_foe(make_campaign, gm):
     foe = character_create(
-        campaign=make_campaign("conductor"), actor=gm, name="Wight", kind="foe", sheet={}
+        campaign=make_campaign("conductor"), actor=gm, name="Wight", role="foe", sheet={}
     )
     # A new conductor character starts at the ruleset's character difficulty (3).
-    assert (foe.kind, foe.owner, foe.difficulty) == ("foe", gm, 3)
+    assert (foe.role, foe.owner, foe.difficulty) == ("foe", gm, 3)
 
 
 def test_non_member_cannot_create(make_campaign, outsider):
@@ -49,8 +49,8 @@ def test_non_member_cannot_create(make_campaign, outsider):
 def test_unknown_kind_and_blank_name_are_refused(make_campaign, gm):
     campaign = make_campaign("annulus")
     with pytest.raises(ValidationError) as error:
-        character_create(campaign=campaign, actor=gm, name="X", kind="dragon")
-    assert "kind" in error.value.message_dict
+        character_create(campaign=campaign, actor=gm, name="X", role="dragon")
+    assert "role" in error.value.message_dict
     with pytest.raises(ValidationError) as error:
         character_create(campaign=campaign, actor=gm, name="  ")
     assert "name" in error.value.message_dict
@@ -86,9 +86,9 @@ def test_player_updates_only_their_own(make_campaign, make_character, alice, bob
 def test_player_cannot_change_the_kind(make_campaign, make_character, alice):
     character = make_character(make_campaign("conductor"), alice)
     with pytest.raises(PermissionDenied):
-        character_update(character=character, actor=alice, sheet={}, kind="foe")
+        character_update(character=character, actor=alice, sheet={}, role="foe")
     character.refresh_from_db()
-    assert character.kind == "pc"
+    assert character.role == "pc"
 
 
 def test_sheet_update_refuses_currencies_and_foreign_fields(

@@ -1,4 +1,4 @@
-"""The admin lists characters with their campaign, owner and kind, filtered and searchable."""
+"""The admin lists characters with their campaign, owner and role, filtered and searchable."""
 
 from __future__ import annotations
 

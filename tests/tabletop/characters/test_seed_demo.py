@@ -40,9 +40,9 @@ def test_seed_demo_creates_the_demo_table(django_user_model):
     for campaign in Campaign.objects.all():
         roles = dict(campaign.memberships.values_list("user__username", "role"))
         assert roles == {"gm": "gm", "alice": "player", "bob": "player"}
-        pcs = campaign.characters.filter(kind="pc")
+        pcs = campaign.characters.filter(role="pc")
         assert set(pcs.values_list("owner__username", flat=True)) == {"alice", "bob"}
-        assert campaign.characters.exclude(kind="pc").filter(owner__username="gm").exists()
+        assert campaign.characters.exclude(role="pc").filter(owner__username="gm").exists()
     assert authenticate(username="alice", password="tabletop-demo") is not None
     assert "http://127.0.0.1:8000/" in output and "tabletop-demo" in output
 
@@ -57,7 +57,7 @@ def test_seed_demo_sheets_follow_the_seeds():
     kestrel = Character.objects.get(name="Kestrel").sheet
     assert {"name": "Weapon", "value": 2, "specialisation": "Sword"} in kestrel.skills
     assert kestrel.bennies > 0
-    assert Character.objects.filter(campaign__system="conductor", kind="foe").count() == 2
+    assert Character.objects.filter(campaign__system="conductor", role="foe").count() == 2
 
     tomalfson = Character.objects.get(name="Tomalfson").sheet
     assert (tomalfson.quickness, tomalfson.mv, tomalfson.total_penalty) == (-9, 26, -65)

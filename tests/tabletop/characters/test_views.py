@@ -40,7 +40,7 @@ def test_player_creates_own_pc(client, make_campaign, alice):
     character = Character.objects.get().sheet
     assert response.status_code == 302
     assert response["Location"] == url("detail", character)
-    assert (character.owner, character.kind, character.campaign) == (alice, "pc", campaign)
+    assert (character.owner, character.role, character.campaign) == (alice, "pc", campaign)
     assert character.mana == {"White": 0, "Blue": 2, "Black": 3, "Red": 0, "Green": 0}
     assert character.attributes["Cunning"] == 4
     assert character.specialities == [
@@ -49,26 +49,26 @@ def test_player_creates_own_pc(client, make_campaign, alice):
     ]
 
 
-def test_player_form_has_no_kind_and_a_posted_kind_is_ignored(client, make_campaign, alice):
+def test_player_form_has_no_role_and_a_posted_role_is_ignored(client, make_campaign, alice):
     campaign = make_campaign("conductor")
     client.force_login(alice)
     page = client.get(create_url(campaign)).content.decode()
-    assert 'name="kind"' not in page
+    assert 'name="role"' not in page
 
-    client.post(create_url(campaign), conductor_data(kind="foe"))
+    client.post(create_url(campaign), conductor_data(role="foe"))
 
-    assert Character.objects.get().sheet.kind == Character.Kind.PC
+    assert Character.objects.get().sheet.role == Character.Role.PC
 
 
 def test_gm_creates_a_foe_with_a_difficulty(client, make_campaign, gm):
     campaign = make_campaign("conductor")
     client.force_login(gm)
-    assert 'name="kind"' in client.get(create_url(campaign)).content.decode()
+    assert 'name="role"' in client.get(create_url(campaign)).content.decode()
 
-    client.post(create_url(campaign), conductor_data(name="Bog Wight", kind="foe", difficulty="5"))
+    client.post(create_url(campaign), conductor_data(name="Bog Wight", role="foe", difficulty="5"))
 
     foe = Character.objects.get().sheet
-    assert (foe.kind, foe.owner, foe.difficulty) == ("foe", gm, 5)
+    assert (foe.role, foe.owner, foe.difficulty) == ("foe", gm, 5)
 
 
 def test_non_member_cannot_open_the_create_page(client, make_campaign, outsider):
@@ -175,7 +175,7 @@ def test_gm_edits_any_sheet(client, make_campaign, make_character, gm, alice):
     edit_page = client.get(url("edit", character))
     assert edit_page.status_code == 200
 
-    client.post(url("edit", character), conductor_data(difficulty="4", kind="pc"))
+    client.post(url("edit", character), conductor_data(difficulty="4", role="pc"))
 
     character.refresh_from_db()
     assert character.difficulty == 4

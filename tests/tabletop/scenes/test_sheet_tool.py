@@ -90,7 +90,7 @@ def _table():
         campaign=table.campaign,
         owner=table.gm,
         name="Cave troll",
-        kind="foe",
+        role="foe",
         difficulty=5,
         skills=[{"name": "Strength", "value": 2, "specialisation": ""}],
         hits=1,

@@ -84,7 +84,7 @@ def test_the_tracker_works_in_every_system():
     table = make_table(system="conductor")
     hero = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Kestrel")
     wolf = Character.objects.create(
-        campaign=table.campaign, owner=table.gm, name="Wolf", kind="foe"
+        campaign=table.campaign, owner=table.gm, name="Wolf", role="foe"
     )
     actions.turns_start(
         scene=table.scene, actor=table.gm, lineup=[(hero, "Heroes"), (wolf, "Foes")]

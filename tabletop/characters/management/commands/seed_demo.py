@@ -112,9 +112,9 @@ class Command(BaseCommand):
             campaign=campaign,
             actor=owner,
             name=data["name"],
-            kind=data["kind"],
+            role=data["role"],
             sheet=data["sheet"],
         )
         if data.get("currencies"):
             character_adjust(character=character, actor=users[GM], **data["currencies"])
-        self.stdout.write(f"  {campaign.name}: created {character.name} ({character.kind}).")
+        self.stdout.write(f"  {campaign.name}: created {character.name} ({character.role}).")

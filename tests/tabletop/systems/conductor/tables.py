@@ -82,6 +82,6 @@ def roll_form_table():
         bennies=2,
     )
     Character.objects.create(
-        campaign=table.campaign, owner=table.gm, name="Cave troll", kind="foe", difficulty=5
+        campaign=table.campaign, owner=table.gm, name="Cave troll", role="foe", difficulty=5
     )
     return table, hero

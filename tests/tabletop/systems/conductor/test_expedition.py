@@ -305,7 +305,7 @@ def test_a_heal_goes_on_the_patients_sheet_once():
     kestrel.hits = 3
     kestrel.save()
     wight = Character.objects.create(
-        campaign=table.campaign, owner=table.gm, name="Bog Wight", kind="foe", difficulty=4
+        campaign=table.campaign, owner=table.gm, name="Bog Wight", role="foe", difficulty=4
     )
     # Brannoc's Healing 1: 2d6 against the Bog Wight's 4. The 6 explodes into a 5: 2 hits.
     roll = heal(table, brannoc, kestrel, 6, 1, 5, foe=wight)

@@ -310,8 +310,8 @@ def test_the_perception_roll_defaults_to_a_player_character_npcs_after():
     # Seed 004: the GM rolls perception "on his behalf" (a player's): the form's first choice,
     # what it rolls for unless the GM picks another, is a PC; the GM's NPCs and foes come after.
     table, tom, ilsa = percentile_table()
-    for name, kind in (("Aldo", "npc"), ("Brute", "foe")):
-        Character.objects.create(campaign=table.campaign, owner=table.gm, name=name, kind=kind)
+    for name, role in (("Aldo", "npc"), ("Brute", "foe")):
+        Character.objects.create(campaign=table.campaign, owner=table.gm, name=name, role=role)
     text = render_tools_and_views(
         Scene.objects.get(pk=table.scene.pk),
         Viewer(user_id=table.gm.pk, is_gm=True),

@@ -109,9 +109,9 @@ def sheet(ruleset: Any) -> SheetSpec:
 def demo(spec: SheetSpec) -> list[dict[str, Any]]:
     """(owner, name, kind, sheet, currencies) for each demo character."""
     return [
-        {"owner": "alice", "name": "Wren", "kind": PC, "sheet": {}, "currencies": {"luck": 2}},
-        {"owner": "bob", "name": "Kit", "kind": PC, "sheet": {}, "currencies": {"luck": 1}},
-        {"owner": GM, "name": "The Ferryman", "kind": NPC, "sheet": {"notes": "Takes a coin."}},
+        {"owner": "alice", "name": "Wren", "role": PC, "sheet": {}, "currencies": {"luck": 2}},
+        {"owner": "bob", "name": "Kit", "role": PC, "sheet": {}, "currencies": {"luck": 1}},
+        {"owner": GM, "name": "The Ferryman", "role": NPC, "sheet": {"notes": "Takes a coin."}},
     ]
 
 
