@@ -171,11 +171,11 @@ class RulesetForm(forms.Form):
         """The field's inputs and what they show first, named by key (and row and column)."""
         key, hint = plan.key, plan.hint
         label = hint.label or human_label(key)
-        if plan.kind == SCALAR:
+        if plan.shape == SCALAR:
             column = plan.columns[0]
             self.fields[key] = input_field(column, where="", new=False)
             self.initial[key] = value
-        elif plan.kind == NAMES and hint.choices is not None:
+        elif plan.shape == NAMES and hint.choices is not None:
             self.fields[key] = forms.MultipleChoiceField(
                 label=label,
                 required=False,
@@ -184,21 +184,21 @@ class RulesetForm(forms.Form):
                 error_messages={"invalid_choice": f"{label}: %(value)s is not one of the choices."},
             )
             self.initial[key] = list(value)
-        elif plan.kind == NAMES:
+        elif plan.shape == NAMES:
             rows = min(max(len(value) + 1, 3), 12)
             self.fields[key] = forms.CharField(
                 label=label, required=False, widget=forms.Textarea(attrs={"rows": rows})
             )
             self.initial[key] = "\n".join(value)
-        elif plan.kind == NUMBERS:
+        elif plan.shape == NUMBERS:
             column = Column(key, label, NUMBERS, hint, REQUIRED)
             self.fields[key] = input_field(column, where="", new=False)
             self.initial[key] = number_text(value)
-        elif plan.kind in (TABLE, LISTS):
+        elif plan.shape in (TABLE, LISTS):
             self._add_table_rows(plan, value)
-        elif plan.kind in (NESTED, RECORDS):
+        elif plan.shape in (NESTED, RECORDS):
             self._add_record_rows(plan, value)
-        elif plan.kind == GROUP:
+        elif plan.shape == GROUP:
             for column in plan.columns:
                 name = f"{key}__{column.key}"
                 self.fields[name] = input_field(column, where=label, new=False)
@@ -223,7 +223,7 @@ class RulesetForm(forms.Form):
     def _add_record_rows(self, plan: Plan, value: Any) -> None:
         """A row of inputs per record (or per name), one per field, then the blank rows."""
         key = plan.key
-        rows = list(value.values()) if plan.kind == NESTED else list(value)
+        rows = list(value.values()) if plan.shape == NESTED else list(value)
         for index, row in enumerate(rows):
             where = plan.row_labels[index]
             for column in plan.columns:
@@ -241,7 +241,7 @@ class RulesetForm(forms.Form):
             self._add_remove(plan, index, where)
         if plan.addable:
             for prefix, where in self._new_rows(plan):
-                if plan.kind == NESTED:
+                if plan.shape == NESTED:
                     self._add_new_name(plan, prefix, where)
                 for column in plan.columns:
                     self.fields[f"{prefix}__{column.key}"] = input_field(
@@ -304,12 +304,12 @@ class RulesetForm(forms.Form):
         section = Section(
             key=key,
             label=hint.label or human_label(key),
-            kind=plan.kind,
-            help=help_text(plan.kind, hint),
+            shape=plan.shape,
+            help=help_text(plan.shape, hint),
             changed=changed,
         )
-        if plan.kind in ROW_SHAPES:
-            section.keyed = plan.kind != RECORDS
+        if plan.shape in ROW_SHAPES:
+            section.keyed = plan.shape != RECORDS
             section.key_label = hint.key_label
             section.noun = hint.noun
             section.empty = hint.empty or "None yet."
@@ -318,13 +318,13 @@ class RulesetForm(forms.Form):
             section.notes = [
                 f"{column.label}: {column.note}" for column in plan.columns if column.note
             ]
-            single = plan.kind in (TABLE, LISTS)
+            single = plan.shape in (TABLE, LISTS)
             for index in range(plan.row_count):
                 cells = [
                     Cell(
                         self[f"{key}__{index}" if single else f"{key}__{index}__{column.key}"],
                         column.label,
-                        column.kind,
+                        column.input_type,
                     )
                     for column in plan.columns
                 ]
@@ -337,7 +337,7 @@ class RulesetForm(forms.Form):
                     Cell(
                         self[f"{prefix}_value" if single else f"{prefix}__{column.key}"],
                         column.label,
-                        column.kind,
+                        column.input_type,
                     )
                     for column in plan.columns
                 ]
@@ -347,9 +347,9 @@ class RulesetForm(forms.Form):
                     first = name if name is not None else cells[0].field
                     first.field.widget.attrs["autofocus"] = True
                 section.rows.append(Row(where, cells, name=name, is_new=True, first_new=j == 0))
-        elif plan.kind == GROUP:
+        elif plan.shape == GROUP:
             section.group = [
-                Cell(self[f"{key}__{column.key}"], column.label, column.kind, column.note)
+                Cell(self[f"{key}__{column.key}"], column.label, column.input_type, column.note)
                 for column in plan.columns
             ]
         else:
@@ -373,25 +373,25 @@ class RulesetForm(forms.Form):
 
     def _clean_field(self, plan: Plan, cleaned: dict[str, Any]) -> Any:
         key = plan.key
-        if plan.kind == SCALAR:
+        if plan.shape == SCALAR:
             if key not in cleaned:
                 return _Missing  # the field's own error is shown
             value = self._read(plan.columns[0], key, cleaned)
             return _Missing if value is _Missing else value
-        if plan.kind == NAMES and plan.hint.choices is not None:
+        if plan.shape == NAMES and plan.hint.choices is not None:
             ticked = list(cleaned.get(key) or [])
             kept = [name for name in plan.current if name in ticked]
             return kept + [name for name in ticked if name not in kept]
-        if plan.kind == NAMES:
+        if plan.shape == NAMES:
             return split_text(cleaned.get(key) or "", "\n")
-        if plan.kind == NUMBERS:
+        if plan.shape == NUMBERS:
             column = Column(key, plan.hint.label or human_label(key), NUMBERS, plan.hint, REQUIRED)
             return self._read(column, key, cleaned)
-        if plan.kind in (TABLE, LISTS, NESTED):
+        if plan.shape in (TABLE, LISTS, NESTED):
             return self._clean_keyed(plan, cleaned)
-        if plan.kind == RECORDS:
+        if plan.shape == RECORDS:
             return self._clean_records(plan, cleaned)
-        if plan.kind == GROUP:
+        if plan.shape == GROUP:
             return self._clean_row(plan, key)
         text = cleaned.get(key) or ""
         try:
@@ -410,26 +410,26 @@ class RulesetForm(forms.Form):
             return _Missing
         raw = cleaned.get(name)
         named = self.fields[name].named  # type: ignore[attr-defined]
-        if column.kind == BOOL:
+        if column.input_type == BOOL:
             return bool(raw)
-        if column.kind in (INT, FLOAT) and raw is not None:
+        if column.input_type in (INT, FLOAT) and raw is not None:
             return raw
         text = raw.strip() if isinstance(raw, str) else raw
         if text in (None, ""):
             if column.blank is REQUIRED:
-                what = "a number" if column.kind in (INT, FLOAT, NUMBERS) else "a value"
-                if column.kind == CHOICE:
+                what = "a number" if column.input_type in (INT, FLOAT, NUMBERS) else "a value"
+                if column.input_type == CHOICE:
                     what = "one of the choices"
                 self.add_error(name, f"{named}: give {what}.")
                 return _Missing
-            if column.kind == NAMES and column.blank == "":
+            if column.input_type == NAMES and column.blank == "":
                 return []
             return column.blank  # OMIT, None or ""
-        if column.kind in (TEXT, CHOICE):
+        if column.input_type in (TEXT, CHOICE):
             return text
-        if column.kind == NAMES:
+        if column.input_type == NAMES:
             return split_text(text, ",")
-        if column.kind == NUMBERS:
+        if column.input_type == NUMBERS:
             numbers = []
             for item in split_text(text, ","):
                 try:
@@ -474,7 +474,7 @@ class RulesetForm(forms.Form):
 
     def _clean_keyed(self, plan: Plan, cleaned: dict[str, Any]) -> Any:
         key, hint = plan.key, plan.hint
-        single = plan.kind in (TABLE, LISTS)
+        single = plan.shape in (TABLE, LISTS)
         entries: dict[str, Any] = {}
         failed = False
         for index, name in enumerate(plan.row_keys):
@@ -507,7 +507,7 @@ class RulesetForm(forms.Form):
         self, plan: Plan, prefix: str, where: str, entries: dict[str, Any], cleaned: dict[str, Any]
     ) -> bool:
         """Read one blank row of a keyed table into ``entries``; False after adding an error."""
-        hint, single = plan.hint, plan.kind in (TABLE, LISTS)
+        hint, single = plan.hint, plan.shape in (TABLE, LISTS)
         inputs = [f"{prefix}_value"] if single else [f"{prefix}__{c.key}" for c in plan.columns]
         new_name = (cleaned.get(f"{prefix}_name") or "").strip()
         if not new_name:

@@ -35,17 +35,17 @@ from tabletop.campaigns.ruleset_shapes import (
     columns_for,
     fits,
     human_label,
-    kind_of,
+    input_type_of,
     shape_of,
 )
 
 
 def plan_field(key: str, hint: Hint, default: Any, value: Any) -> Plan:
     """Which inputs edit the field, chosen by its shape; JSON when none reads it back."""
-    kind = hint.shape or shape_of(default)
-    if kind == GROUP and hint.shape is None and not isinstance(default, Mapping):
-        kind = JSON
-    plan = Plan(key=key, kind=kind, hint=hint)
+    shape = hint.shape or shape_of(default)
+    if shape == GROUP and hint.shape is None and not isinstance(default, Mapping):
+        shape = JSON
+    plan = Plan(key=key, shape=shape, hint=hint)
     planner = {
         SCALAR: _plan_one_input,
         NAMES: _plan_names,
@@ -54,28 +54,28 @@ def plan_field(key: str, hint: Hint, default: Any, value: Any) -> Plan:
         NESTED: _plan_nested,
         RECORDS: _plan_records,
         GROUP: _plan_group,
-    }.get(kind)
+    }.get(shape)
     if (
-        kind == JSON
-        or not fits(kind, value)
+        shape == JSON
+        or not fits(shape, value)
         or (planner is not None and not planner(plan, default, value))
     ):
         # Last resort: a default of a shape no input suits, or a stored value that no longer
         # fits the default's shape (an old override). JSON shows it whole so it can be fixed.
-        plan.kind = JSON
+        plan.shape = JSON
     return plan
 
 
 def _plan_one_input(plan: Plan, default: Any, value: Any) -> bool:
-    """A number, a text, a yes/no or a choice: one input, while the value is of its kind."""
+    """A number, a text, a yes/no or a choice: one input, while the value is of its type."""
     hint = plan.hint
-    column_kind = kind_of([default], hint)
-    if column_kind is None or type(value) is not type(default) and column_kind != CHOICE:
+    column_type = input_type_of([default], hint)
+    if column_type is None or type(value) is not type(default) and column_type != CHOICE:
         return False
-    if column_kind == CHOICE and value not in {v for v, _ in hint.choices or ()}:
+    if column_type == CHOICE and value not in {v for v, _ in hint.choices or ()}:
         return False
     label = hint.label or human_label(plan.key)
-    plan.columns = [Column(plan.key, label, column_kind, hint, REQUIRED)]
+    plan.columns = [Column(plan.key, label, column_type, hint, REQUIRED)]
     return True
 
 
@@ -91,23 +91,23 @@ def _plan_names(plan: Plan, default: Any, value: Any) -> bool:
 def _plan_table(plan: Plan, default: Any, value: Any) -> bool:
     """Names mapped to one number, text or list of names each: a row per name, one input."""
     hint = plan.hint
-    if plan.kind == LISTS:
-        column_kind: str | None = NAMES
+    if plan.shape == LISTS:
+        column_type: str | None = NAMES
     else:
-        column_kind = kind_of([*default.values(), *value.values()], hint)
-    if column_kind not in (INT, TEXT, CHOICE, NAMES) or not _cells_fit(
-        [Column("value", "", column_kind or TEXT, hint, REQUIRED)],
+        column_type = input_type_of([*default.values(), *value.values()], hint)
+    if column_type not in (INT, TEXT, CHOICE, NAMES) or not _cells_fit(
+        [Column("value", "", column_type or TEXT, hint, REQUIRED)],
         [{"value": item} for item in value.values()],
     ):
         # Numbers and texts mixed in one table: no single input reads them back.
         return False
-    assert column_kind is not None
-    label = hint.value_label or ("Names (comma-separated)" if plan.kind == LISTS else "Value")
+    assert column_type is not None
+    label = hint.value_label or ("Names (comma-separated)" if plan.shape == LISTS else "Value")
     # An entry may list no names; a number or a text must be given unless hinted.
-    blank = OMIT if hint.blank else "" if plan.kind == LISTS else REQUIRED
+    blank = OMIT if hint.blank else "" if plan.shape == LISTS else REQUIRED
     # The field's hint doubles as the column's bounds and choices; its help is the field's.
     column_hint = dataclasses.replace(hint, help="")
-    plan.columns = [Column("value", label, column_kind, column_hint, blank)]
+    plan.columns = [Column("value", label, column_type, column_hint, blank)]
     _plan_keyed(plan, default, value)
     return True
 
@@ -134,7 +134,7 @@ def _plan_records(plan: Plan, default: Any, value: Any) -> bool:
     plan.row_count = len(value)
     plan.removable = [hint.rows != ROWS_FIXED] * len(value)
     plan.addable = hint.rows != ROWS_FIXED
-    name_column = next((c for c in columns if c.kind == TEXT), None)
+    name_column = next((c for c in columns if c.input_type == TEXT), None)
     plan.row_labels = [
         str(record.get(name_column.key) or f"{hint.noun.capitalize()} {i + 1}")
         if name_column

@@ -29,7 +29,7 @@ JSON = "json"
 #: Shapes edited as a table of rows.
 ROW_SHAPES = (TABLE, LISTS, RECORDS, NESTED)
 
-# --- kinds of one input (a cell of a table, a field of a group, a scalar) ----------------------
+# --- input types: how one value is typed (a cell of a table, a field of a group, a scalar) ------
 
 INT = "int"
 FLOAT = "float"
@@ -37,7 +37,7 @@ TEXT = "text"
 BOOL = "bool"
 CHOICE = "choice"
 CUSTOM = "custom"
-# NAMES and NUMBERS double as cell kinds: comma-separated names / whole numbers.
+# NAMES and NUMBERS double as input types: comma-separated names / whole numbers.
 
 # --- which rows a GM may remove ---------------------------------------------------------------
 
@@ -177,45 +177,45 @@ def shape_of(value: Any) -> str:
     return JSON
 
 
-def fits(kind: str, value: Any) -> bool:
+def fits(shape: str, value: Any) -> bool:
     """Whether a stored value has the container the default's shape asks for (each cell is
     checked against its column by ``cell_fits``)."""
-    if kind == SCALAR:
+    if shape == SCALAR:
         return is_scalar(value)
-    if kind == NAMES:
+    if shape == NAMES:
         return is_names(value)
-    if kind == NUMBERS:
+    if shape == NUMBERS:
         return is_numbers(value)
-    if kind == RECORDS:
+    if shape == RECORDS:
         return isinstance(value, list | tuple) and all(isinstance(i, Mapping) for i in value)
     if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
         return False
     entries = list(value.values())
-    if kind == TABLE:
+    if shape == TABLE:
         return all(isinstance(i, int | str) and not isinstance(i, bool) for i in entries)
-    if kind == LISTS:
+    if shape == LISTS:
         return all(is_names(item) for item in entries)
-    if kind == NESTED:
+    if shape == NESTED:
         return all(isinstance(item, Mapping) for item in entries)
-    return kind == GROUP
+    return shape == GROUP
 
 
 def cell_fits(column: Column, value: Any) -> bool:
     """Whether one stored value can be shown in its column's input."""
-    kind = column.kind
-    if value is None or kind == CUSTOM:
+    input_type = column.input_type
+    if value is None or input_type == CUSTOM:
         return True
-    if kind == CHOICE:
+    if input_type == CHOICE:
         return value in {choice for choice, _ in column.hint.choices or ()}
-    if kind == BOOL:
+    if input_type == BOOL:
         return isinstance(value, bool)
-    if kind == INT:
+    if input_type == INT:
         return isinstance(value, int) and not isinstance(value, bool)
-    if kind == FLOAT:
+    if input_type == FLOAT:
         return isinstance(value, int | float) and not isinstance(value, bool)
-    if kind == TEXT:
+    if input_type == TEXT:
         return isinstance(value, str)
-    if kind == NAMES:
+    if input_type == NAMES:
         return is_names(value)
     return is_numbers(value)
 
@@ -230,8 +230,8 @@ def split_text(text: str, separator: str) -> list[str]:
     return [item.strip() for item in text.split(separator) if item.strip()]
 
 
-def kind_of(values: Iterable[Any], hint: Hint) -> str | None:
-    """The input kind for a column holding ``values`` (None: no single input fits them)."""
+def input_type_of(values: Iterable[Any], hint: Hint) -> str | None:
+    """The input type for a column holding ``values`` (None: no single input fits them)."""
     if hint.parse is not None:
         return CUSTOM
     if hint.choices is not None:
@@ -264,7 +264,7 @@ class Column:
 
     key: str
     label: str
-    kind: str
+    input_type: str
     hint: Hint
     blank: Any  # REQUIRED, OMIT, None (the blank is stored as null) or "" (an empty text)
 
@@ -287,29 +287,31 @@ def columns_for(
     columns = []
     for key in keys:
         column_hint = hint.columns.get(key, NO_HINT)
-        kind = kind_of([row[key] for row in [*defaults, *rows] if key in row], column_hint)
-        if kind is None:
+        input_type = input_type_of(
+            [row[key] for row in [*defaults, *rows] if key in row], column_hint
+        )
+        if input_type is None:
             return None
         columns.append(
             Column(
                 key=key,
                 label=column_hint.label or human_label(key),
-                kind=kind,
+                input_type=input_type,
                 hint=column_hint,
-                blank=blank_for(key, kind, defaults, column_hint),
+                blank=blank_for(key, input_type, defaults, column_hint),
             )
         )
     return columns
 
 
-def blank_for(key: str, kind: str, defaults: Sequence[Mapping[str, Any]], hint: Hint) -> Any:
+def blank_for(key: str, input_type: str, defaults: Sequence[Mapping[str, Any]], hint: Hint) -> Any:
     """What a blank input means, from the default rows: null where a default is null, the key
     left out where some default row leaves it out (the rules then use their own value)."""
     if any(key in row and row[key] is None for row in defaults):
         return None
     if not defaults or any(key not in row for row in defaults) or hint.blank is not None:
         return OMIT
-    if kind in (TEXT, NAMES) and not hint.required:
+    if input_type in (TEXT, NAMES) and not hint.required:
         return ""  # an empty text, or no names
     return REQUIRED
 
@@ -323,12 +325,12 @@ class Cell:
 
     field: forms.BoundField
     column: str
-    kind: str
+    input_type: str
     help: str = ""
 
     @property
     def is_checkbox(self) -> bool:
-        return self.kind == BOOL
+        return self.input_type == BOOL
 
 
 @dataclass
@@ -349,7 +351,7 @@ class Section:
 
     key: str
     label: str
-    kind: str
+    shape: str
     help: str
     changed: bool
     field: forms.BoundField | None = None  # scalar, names, numbers, json
@@ -372,11 +374,11 @@ class Section:
 
     @property
     def is_rows(self) -> bool:
-        return self.kind in ROW_SHAPES
+        return self.shape in ROW_SHAPES
 
     @property
     def is_group(self) -> bool:
-        return self.kind == GROUP
+        return self.shape == GROUP
 
     @property
     def has_entries(self) -> bool:
@@ -400,7 +402,7 @@ class Plan:
     """How one field is edited (kept between building the inputs and reading them back)."""
 
     key: str
-    kind: str
+    shape: str
     hint: Hint
     columns: list[Column] = dataclasses.field(default_factory=list)
     row_keys: list[str] = dataclasses.field(default_factory=list)  # keyed tables
@@ -424,7 +426,7 @@ class Block:
 def blocks_of(sections: list[Section]) -> list[Block]:
     blocks: list[Block] = []
     for section in sections:
-        compact = section.kind in (SCALAR, NUMBERS)
+        compact = section.shape in (SCALAR, NUMBERS)
         if compact and blocks and blocks[-1].compact:
             blocks[-1].sections.append(section)
         else:
@@ -453,7 +455,7 @@ def input_field(column: Column, *, where: str, new: bool, placeholder: str = "")
     attrs: dict[str, Any] = {}
     if placeholder:
         attrs["placeholder"] = placeholder
-    if column.kind == INT:
+    if column.input_type == INT:
         field: forms.Field = forms.IntegerField(
             label=column.label,
             required=False,
@@ -462,7 +464,7 @@ def input_field(column: Column, *, where: str, new: bool, placeholder: str = "")
             error_messages=messages,
             widget=forms.NumberInput(attrs={**attrs, "step": 1}),
         )
-    elif column.kind == FLOAT:
+    elif column.input_type == FLOAT:
         messages["invalid"] = f"{named}: enter a number."
         field = forms.FloatField(
             label=column.label,
@@ -472,9 +474,9 @@ def input_field(column: Column, *, where: str, new: bool, placeholder: str = "")
             error_messages=messages,
             widget=forms.NumberInput(attrs={**attrs, "step": "any"}),
         )
-    elif column.kind == BOOL:
+    elif column.input_type == BOOL:
         field = forms.BooleanField(label=column.label, required=False)
-    elif column.kind == CHOICE:
+    elif column.input_type == CHOICE:
         choices = list(hint.choices or ())
         if column.blank is not REQUIRED:
             choices = [("", hint.blank or "—"), *choices]
@@ -484,7 +486,7 @@ def input_field(column: Column, *, where: str, new: bool, placeholder: str = "")
             label=column.label, required=False, choices=choices, error_messages=messages
         )
     else:  # TEXT, NAMES, NUMBERS, CUSTOM: read in clean()
-        if column.kind == NUMBERS:
+        if column.input_type == NUMBERS:
             attrs.setdefault("inputmode", "numeric")
         field = forms.CharField(
             label=column.label,
@@ -499,21 +501,21 @@ def input_field(column: Column, *, where: str, new: bool, placeholder: str = "")
 
 def shown(column: Column, value: Any) -> Any:
     if value is None:
-        return "" if column.kind != BOOL else False
-    if column.kind == CUSTOM and column.hint.show is not None:
+        return "" if column.input_type != BOOL else False
+    if column.input_type == CUSTOM and column.hint.show is not None:
         return column.hint.show(value)
-    if column.kind == NAMES:
+    if column.input_type == NAMES:
         return ", ".join(value)
-    if column.kind == NUMBERS:
+    if column.input_type == NUMBERS:
         return number_text(value)
     return value
 
 
-def help_text(kind: str, hint: Hint) -> str:
+def help_text(shape: str, hint: Hint) -> str:
     """The help line under a field: the system's own words, then how the editor works."""
     noun = hint.noun
     parts = [hint.help] if hint.help else []
-    if kind in ROW_SHAPES:
+    if shape in ROW_SHAPES:
         if hint.rows == ROWS_FIXED:
             pass
         elif hint.rows == ROWS_ADDED:
@@ -523,11 +525,11 @@ def help_text(kind: str, hint: Hint) -> str:
             )
         else:
             parts.append(f"Tick “Remove” to drop a {noun}; fill in the last row to add one.")
-    elif kind == NAMES and hint.choices is None:
+    elif shape == NAMES and hint.choices is None:
         parts.append("One per line.")
-    elif kind == NUMBERS:
+    elif shape == NUMBERS:
         parts.append("Whole numbers, separated by commas.")
-    elif kind == JSON:
+    elif shape == JSON:
         parts.append(
             "The saved value no longer fits this system's editor, so it is shown as JSON: "
             "fix it here, or reset to the defaults."

@@ -98,13 +98,13 @@ def test_human_label():
 def test_no_made_up_shape_falls_back_to_json_except_a_truly_nested_one():
     defaults = {**TOOLS, **LADDER, **TRAVEL, "deep": {"a": {"b": {"c": 1}}}}
     form = RulesetForm(defaults=defaults, current=defaults)
-    kinds = {s.key: s.kind for s in form.sections}
-    assert kinds == {"tools": RECORDS, "ladder": NESTED, "travel": GROUP, "deep": JSON}
+    shapes = {s.key: s.shape for s in form.sections}
+    assert shapes == {"tools": RECORDS, "ladder": NESTED, "travel": GROUP, "deep": JSON}
 
 
 def test_a_stored_value_of_another_shape_is_edited_as_json():
     form = RulesetForm(defaults={"links": {"A": ["x"]}}, current={"links": ["oops"]})
-    assert form.sections[0].kind == JSON
+    assert form.sections[0].shape == JSON
 
 
 def test_a_hint_gives_an_empty_default_its_rows():
@@ -114,7 +114,7 @@ def test_a_hint_gives_an_empty_default_its_rows():
         hints = {"overrides": hint}
 
     form = Form(defaults={"overrides": {}}, current={"overrides": {}})
-    assert form.sections[0].kind == NESTED
+    assert form.sections[0].shape == NESTED
     assert form.sections[0].headings == ["Movement", "Magic"]
     assert not form.sections[0].has_entries
 

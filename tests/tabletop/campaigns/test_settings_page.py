@@ -69,7 +69,7 @@ def test_no_field_of_any_system_is_edited_as_json(client, gm, system):
     campaign = make_campaign(gm, system=system)
     client.force_login(gm)
     response = client.get(settings_url(campaign))
-    assert [s.key for s in response.context["form"].sections if s.kind == "json"] == []
+    assert [s.key for s in response.context["form"].sections if s.shape == "json"] == []
     assert 'class="json"' not in response.content.decode()
 
 
@@ -351,7 +351,7 @@ def test_a_stored_value_of_another_shape_is_shown_as_json_to_be_fixed(client, ro
     roll_and_keep.ruleset = {"links": ["Cunning"]}
     roll_and_keep.save()
     response = client.get(settings_url(roll_and_keep))
-    assert section(response.context["form"], "links").kind == "json"
+    assert section(response.context["form"], "links").shape == "json"
     data = untouched(response.context["form"])
     data["links"] = '{"Cunning": ["Black"]}'
     assert post(client, roll_and_keep, data).status_code == 302

@@ -33,7 +33,7 @@ def abilities(campaign):
 def test_the_toolkit_is_a_table_of_abilities_with_an_effect_select(client, campaign):
     form = page_form(client, campaign)
     toolkit = section(form, "toolkit")
-    assert toolkit.kind == "records"
+    assert toolkit.shape == "records"
     assert toolkit.headings == ["Name", "Effect", "Check dice", "Successes needed", "What it does"]
     effect = form[cell(form, "toolkit", "Calibrate", "Effect")]
     assert effect.widget_type == "select"

@@ -30,7 +30,7 @@ campaign = gm_campaign("conductor")
 def test_the_wilderness_is_one_labelled_input_per_number(client, campaign):
     form = page_form(client, campaign)
     wilderness = section(form, "wilderness")
-    assert wilderness.kind == "group"
+    assert wilderness.shape == "group"
     assert [c.column for c in wilderness.group] == [
         "Forage difficulty",
         "Supply dice, largest first",
