@@ -177,21 +177,22 @@ def expedition_start(
 
 @scene_action(system="conductor", what="Expeditions")
 def expedition_action(
-    *, scene: Scene, actor: Any, character: Character, action: str, rng: Rng | None = None
+    *, scene: Scene, actor: Any, character: Character, phase_action: str, rng: Rng | None = None
 ) -> SceneEvent:
-    """One character's action for this phase, chosen by their player (or the GM). A Forage is
-    rolled now: d12 + the sheet's Survival over 7 (seed "Forage")."""
+    """One character's action for this phase (seed 002: "each character can take one action"),
+    chosen by their player (or the GM). A Forage is rolled now: d12 + the sheet's Survival over
+    7 (seed "Forage")."""
     if character.owner_id != actor.pk and scene.campaign.gm_id != actor.pk:
         raise PermissionDenied("You choose the actions of your own characters only.")
-    action = (action or "").strip()
-    if not action:
+    phase_action = (phase_action or "").strip()
+    if not phase_action:
         raise ValidationError("Say what the character does this phase.")
     expedition = _load(scene)
     survival = None
-    if action.casefold() == "forage":
+    if phase_action.casefold() == "forage":
         _, survival = sheet_skill(character, "Survival", ruleset=scene.campaign.effective_ruleset())
     expedition, moves = expedition.choose_action(
-        str(character.pk), action, survival=survival, rng=api.game_dice(rng)
+        str(character.pk), phase_action, survival=survival, rng=api.game_dice(rng)
     )
     store_state(scene, STATE_KEY, expedition.to_dict())
     taken = moves[0]
@@ -409,12 +410,12 @@ def heal_apply(*, scene: Scene, actor: Any, seq: Any) -> SceneEvent:
 
 
 def _phase_action(scene: Scene, user: Any, data: Any) -> str:
-    action = data.get("action")
-    if action == "other":
-        action = data.get("other")
-    if not isinstance(action, str):
+    chosen = data.get("action")
+    if chosen == "other":
+        chosen = data.get("other")
+    if not isinstance(chosen, str):
         raise ValidationError("Say what the character does this phase.")
-    return action
+    return chosen
 
 
 COMMANDS = (
@@ -431,7 +432,7 @@ COMMANDS = (
         "expedition_action",
         expedition_action,
         character=Member("character", "Pick a character from the list."),
-        action=Parsed(_phase_action),
+        phase_action=Parsed(_phase_action),
     ),
     Command(
         "expedition_benny",

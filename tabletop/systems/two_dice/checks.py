@@ -100,7 +100,7 @@ def _declaring(
 def _declared(
     actor: Any,
     character: Character,
-    action: two_dice.PendingAction,
+    declared: two_dice.PendingAction,
     extra: int,
     targets: list[Character],
     closes: datetime,
@@ -110,12 +110,12 @@ def _declared(
     return {
         "who": actor.get_username(),
         "character": character.name,
-        "attribute": action.attribute,
-        "attribute_value": action.attribute_value,
-        "difficulty": action.difficulty,
-        "resource": action.payment.resource,
-        "cost": action.payment.cost,
-        "unpaid": action.payment.unpaid,
+        "attribute": declared.attribute,
+        "attribute_value": declared.attribute_value,
+        "difficulty": declared.difficulty,
+        "resource": declared.payment.resource,
+        "cost": declared.payment.cost,
+        "unpaid": declared.payment.unpaid,
         "penalty": extra,
         "targets": [t.name for t in targets],
         "closes_at": closes.isoformat(),
@@ -152,7 +152,7 @@ def check_declare(
     targets = list(targets)
     state, tracker = turns_state(scene)
     pid, target_ids, tracker = _declaring(state, tracker, character, targets)
-    action = two_dice.declare_action(
+    declared = two_dice.declare_action(
         actor=pid,
         targets=target_ids,
         attribute=attribute,
@@ -170,7 +170,7 @@ def check_declare(
         kind="check_declared",
         actor=actor,
         character=character,
-        public=_declared(actor, character, action, extra, targets, closes),
+        public=_declared(actor, character, declared, extra, targets, closes),
     )
     state.update(
         tracker=tracker.to_dict(),
@@ -179,7 +179,7 @@ def check_declare(
             "character_id": character.pk,
             "closes_at": closes.isoformat(),
             "involved": [pid, *target_ids],  # they may not leave the tracker meanwhile
-            "action": action.to_dict(),
+            "action": declared.to_dict(),
         },
     )
     store_state(scene, api.TURNS_VIEW, state)

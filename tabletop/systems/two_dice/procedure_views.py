@@ -39,25 +39,25 @@ def _pending_context(
     raw = state.get("pending")
     if not raw:
         return None
-    action = two_dice.PendingAction.from_dict(raw["action"])
-    odds = action.odds()
+    declared = two_dice.PendingAction.from_dict(raw["action"])
+    odds = declared.odds()
     success = odds[two_dice.SUCCESS] + odds[two_dice.CRITICAL_SUCCESS]
     return {
         "seq": raw["seq"],
-        "actor": members.get(action.actor, {"name": action.actor, "owner_id": None}),
-        "attribute": action.attribute,
-        "attribute_value": action.attribute_value,
-        "difficulty": action.difficulty,
-        "payment": action.payment,
+        "actor": members.get(declared.actor, {"name": declared.actor, "owner_id": None}),
+        "attribute": declared.attribute,
+        "attribute_value": declared.attribute_value,
+        "difficulty": declared.difficulty,
+        "payment": declared.payment,
         "closes_at": raw["closes_at"],
         # While it is open the check rolls by itself when it closes (or by the GM): the acting
         # player is offered "Roll my check" only once it has closed and the roll is late.
         "window_open": window_open(raw, now),
-        "known_penalty": action.known_penalty(),
+        "known_penalty": declared.known_penalty(),
         "success": percent(success),
-        "targets": _targets_of(action, members),
-        "oppositions": _oppositions_of(action, members),
-        "reactors": _reactors_of(action, members),
+        "targets": _targets_of(declared, members),
+        "oppositions": _oppositions_of(declared, members),
+        "reactors": _reactors_of(declared, members),
     }
 
 
@@ -67,7 +67,7 @@ def _member_name(members: dict[str, dict[str, Any]], pid: str) -> str:
 
 
 def _targets_of(
-    action: two_dice.PendingAction, members: dict[str, dict[str, Any]]
+    declared: two_dice.PendingAction, members: dict[str, dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Each target of the check: the penalty known against it, and the check's chance of
     success against it."""
@@ -75,17 +75,17 @@ def _targets_of(
         {
             "id": t,
             "name": _member_name(members, t),
-            "penalty": action.known_penalty(t),
+            "penalty": declared.known_penalty(t),
             "success": percent(
-                sum((p for b, p in action.odds(t).items() if b in _SUCCEEDING), Fraction(0))
+                sum((p for b, p in declared.odds(t).items() if b in _SUCCEEDING), Fraction(0))
             ),
         }
-        for t in action.targets
+        for t in declared.targets
     ]
 
 
 def _oppositions_of(
-    action: two_dice.PendingAction, members: dict[str, dict[str, Any]]
+    declared: two_dice.PendingAction, members: dict[str, dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """The hinders and resists rolled so far: who, their total, and the penalty each laid."""
     return [
@@ -96,36 +96,36 @@ def _oppositions_of(
             "succeeded": o.reaction.succeeded,
             "penalty": o.penalty.amount if o.penalty else None,
         }
-        for o in action.oppositions
+        for o in declared.oppositions
     ]
 
 
 def _reactors_of(
-    action: two_dice.PendingAction, members: dict[str, dict[str, Any]]
+    declared: two_dice.PendingAction, members: dict[str, dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Who may still react (not the actor, not who already has, only who has a reaction left),
     each with what a successful hinder or resist would buy, in numbers and in words."""
-    opposed = {o.reactor for o in action.oppositions}
+    opposed = {o.reactor for o in declared.oppositions}
     reactors = []
     for pid in members:
-        if pid == action.actor or pid in opposed or not members[pid]["can_react"]:
+        if pid == declared.actor or pid in opposed or not members[pid]["can_react"]:
             continue
-        buys = _what_it_buys(action, pid)
-        label = _buys_label(_member_name(members, action.actor), members[pid]["name"], buys)
+        buys = _what_it_buys(declared, pid)
+        label = _buys_label(_member_name(members, declared.actor), members[pid]["name"], buys)
         reactors.append(
-            {**members[pid], "may_resist": pid in action.targets, "buys": buys, "label": label}
+            {**members[pid], "may_resist": pid in declared.targets, "buys": buys, "label": label}
         )
     return reactors
 
 
-def _what_it_buys(action: two_dice.PendingAction, reactor: str) -> list[dict[str, str]]:
+def _what_it_buys(declared: two_dice.PendingAction, reactor: str) -> list[dict[str, str]]:
     """What a successful hinder (and, for a target, resist) would do to the action: its chance
     of success and of every other band, before → after (exact, over the penalty die: rules
     ``opposition_effect``)."""
-    kinds = [two_dice.HINDER] + ([two_dice.RESIST] if reactor in action.targets else [])
+    kinds = [two_dice.HINDER] + ([two_dice.RESIST] if reactor in declared.targets else [])
     out = []
     for kind in kinds:
-        effect = two_dice.opposition_effect(action, opposition=kind, reactor=reactor)
+        effect = two_dice.opposition_effect(declared, opposition=kind, reactor=reactor)
         bands = ", ".join(
             f"{_BAND_WORDS[band]} {percent(effect.before[band])} → {percent(effect.after[band])}"
             for band in two_dice.BANDS

@@ -156,7 +156,11 @@ def expedition_action() -> Situation:
 def expedition_benny() -> Situation:
     table, mira = _expedition()
     expedition.expedition_action(
-        scene=table.scene, actor=table.alice, character=mira, action="Forage", rng=random.Random(1)
+        scene=table.scene,
+        actor=table.alice,
+        character=mira,
+        phase_action="Forage",
+        rng=random.Random(1),
     )
     return Situation(table, {"character": mira.pk})
 

@@ -29,7 +29,7 @@ def start(table, *members, **kwargs):
 
 def act(table, who, character, action, *faces):
     return expedition_actions.expedition_action(
-        scene=table.scene, actor=who, character=character, action=action, rng=Faces(*faces)
+        scene=table.scene, actor=who, character=character, phase_action=action, rng=Faces(*faces)
     )
 
 
