@@ -76,7 +76,7 @@ def record_event(
     assert not alone or fastpath.in_one_write(), "record_event needs a transaction (or one_write)"
     public, secret = public or {}, secret or {}
     recipients = _allowed(kind, audience, public, secret, recipients)
-    numbered = _planned(
+    draft = SceneEvent(
         scene=scene,
         kind=kind,
         actor=actor,
@@ -87,7 +87,7 @@ def record_event(
         parent=parent,
         recipients=recipients,
     )
-    event = _written(scene, numbered, alone=alone)
+    event = _written(scene, _planned(draft), alone=alone)
     _deliver_on_commit(event)
     return event
 
@@ -109,60 +109,35 @@ def _allowed(
     return recipients
 
 
-def _planned(
-    *,
-    scene: Scene,
-    kind: str,
-    actor: Any,
-    character: Any,
-    audience: str,
-    public: dict[str, Any],
-    secret: dict[str, Any],
-    parent: SceneEvent | None,
-    recipients: list[int],
-) -> Numbered:
+def _planned(draft: SceneEvent) -> Numbered:
     """What the event holds before its seq (the command's id, which its first event carries;
-    the commitment to its secret; its time), and how it is built once the write knows its seq
-    and the head it chains onto (``numbered``, which may run twice: fastpath)."""
+    the commitment to its secret; its time), and how it is numbered once the write knows its
+    seq and the head it chains onto (``numbered``: it may run twice, when the scene moved
+    since the command read it, and each run numbers the same unsaved event afresh)."""
     pending = _command.get()
-    command_id = pending.pop() if pending else ""
-    commitment, nonce = "", ""
-    if secret and audience not in (Audience.EVERYONE, Audience.WHISPER):
-        commitment, nonce = commit(secret)
-    created_at = timezone.now()
-    in_chain = ledger.in_chain(audience)
+    draft.command_id = pending.pop() if pending else ""
+    if draft.secret and draft.audience not in (Audience.EVERYONE, Audience.WHISPER):
+        draft.commitment, draft.nonce = commit(draft.secret)
+    draft.created_at = timezone.now()
+    in_chain = ledger.in_chain(draft.audience)
 
     def numbered(seq: int, head: str) -> SceneEvent:
-        event = SceneEvent(
-            scene=scene,
-            seq=seq,
-            kind=kind,
-            actor=actor,
-            character=character,
-            audience=audience,
-            public=public,
-            secret=secret,
-            commitment=commitment,
-            nonce=nonce,
-            parent=parent,
-            recipients=recipients,
-            created_at=created_at,
-            command_id=command_id,
-        )
+        draft.seq = seq
         if in_chain:
-            _chain(event, actor, parent, head)
-        return event
+            _chain(draft, head)
+        return draft
 
     return numbered
 
 
-def _chain(event: SceneEvent, actor: Any, parent: SceneEvent | None, head: str) -> None:
+def _chain(event: SceneEvent, head: str) -> None:
     """The event's ledger entry, chained onto ``head``. The entry is frozen now: later spends
     may amend ``public``, never the chain."""
+    actor = event.actor
     event.ledger, event.ledger_hash = ledger.chain_entry(
         event,
         actor_name=actor.get_username() if actor is not None else None,
-        parent=parent,
+        parent=event.parent,
         prev=head,
     )
 
