@@ -12,6 +12,7 @@ overdraw.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -100,6 +101,13 @@ class Character(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @staticmethod
+    def in_table_order(characters: Iterable[Character]) -> list[Character]:
+        """The players' characters first, then NPCs, then foes (``Role``'s order), each by
+        name: how every roster and picker at the table lists them."""
+        order = list(Character.Role)
+        return sorted(characters, key=lambda c: (order.index(c.role), c.name.casefold(), c.pk))
 
     @property
     def sheet(self) -> Character:

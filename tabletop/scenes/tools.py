@@ -232,9 +232,6 @@ def stale_tools_and_views(event: SceneEvent) -> frozenset[str]:
 # (static/js/scene.js). Nothing of it is pushed: its currencies mirror the Party tool's and the
 # GM table's cells (their ids), which the events above keep live, so it costs no frame or render.
 
-#: The Sheet tool's picker lists the players' characters first, then the GM's.
-_ROLE_ORDER = (Character.Role.PC, Character.Role.NPC, Character.Role.FOE)
-
 
 def sheet_characters(scene: Scene, viewer: Viewer) -> list[Character]:
     """The characters whose sheets the viewer's Sheet tool holds: a player's own, every one of
@@ -243,7 +240,7 @@ def sheet_characters(scene: Scene, viewer: Viewer) -> list[Character]:
     found = Character.objects.of_campaign(scene.campaign).select_related("owner")
     if not viewer.is_gm:
         found = found.filter(owner_id=viewer.user_id)
-    return sorted(found.order_by("name"), key=lambda c: _ROLE_ORDER.index(c.role))
+    return Character.in_table_order(found)
 
 
 def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:

@@ -35,9 +35,7 @@ DEFAULT_TEAMS = {
 
 def roster(scene: Any) -> list[Character]:
     """The campaign's characters as the start form lists them: heroes first, then the rest."""
-    first = {Character.Role.PC: 0, Character.Role.NPC: 1, Character.Role.FOE: 2}
-    characters = Character.objects.of_campaign(scene.campaign)
-    return sorted(characters, key=lambda c: (first.get(c.role, 3), c.name.casefold(), c.pk))
+    return Character.in_table_order(Character.objects.of_campaign(scene.campaign))
 
 
 def state_of(scene: Any) -> dict[str, Any]:

@@ -100,15 +100,10 @@ def streak_line(name: str, skill: str, state: str, ruleset: Any = None) -> str:
 # --- the view ----------------------------------------------------------------------------------
 
 
-#: The view's character pickers list the players' characters first (the first PC is each
-#: picker's default: the GM's perception roll is "for a player"), then NPCs, then foes.
-_ROLE_ORDER = {Character.Role.PC: 0, Character.Role.NPC: 1, Character.Role.FOE: 2}
-
-
 def ordered_characters(scene: Any) -> list[Character]:
-    """The campaign's characters as the view lists them: PCs, NPCs, foes, each by name."""
-    characters = PercentileSheet.objects.filter(campaign=scene.campaign)
-    return sorted(characters, key=lambda c: (_ROLE_ORDER.get(c.role, 3), c.name.casefold(), c.pk))
+    """The campaign's characters as the view lists them: PCs, NPCs, foes, each by name (the
+    first PC is each picker's default: the GM's perception roll is "for a player")."""
+    return Character.in_table_order(PercentileSheet.objects.filter(campaign=scene.campaign))
 
 
 def context(scene: Any, viewer: Any) -> dict[str, Any]:
