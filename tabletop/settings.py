@@ -105,6 +105,8 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "template_partials",
+    # Failed logins counted per name and per address, refused while locked (tabletop/accounts)
+    "axes",
     "tabletop.accounts",
     "tabletop.campaigns",
     "tabletop.characters",
@@ -135,6 +137,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a refused (locked) login into the login page's answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "tabletop.urls"
@@ -254,9 +258,85 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# The lock is checked first, before any password is (django-axes' backend refuses a locked name
+# or address without looking further); then Django's own.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+
+# --- the door: throttled logins, sign-ups and reset mails (tabletop/accounts/throttle.py) -------
+#: Proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated): the
+#: client's address is the nearest one they forwarded. Anyone else's header is ignored.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+#: Failed logins before a lock: per account name (known or not), and per client address.
+LOGIN_FAILURES_PER_NAME = int(os.environ.get("LOGIN_FAILURES_PER_NAME", "5"))
+LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "20"))
+#: The first lock's length; each further lock within a day doubles it, up to the longest.
+LOGIN_LOCK_SECONDS = int(os.environ.get("LOGIN_LOCK_SECONDS", "60"))
+LOGIN_LOCK_MAX_SECONDS = int(os.environ.get("LOGIN_LOCK_MAX_SECONDS", "3600"))
+#: Per client address and hour: new accounts, password reset mails, invite mails (per sender).
+SIGNUPS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_HOUR", "5"))
+PASSWORD_RESETS_PER_HOUR = int(os.environ.get("PASSWORD_RESETS_PER_HOUR", "5"))
+INVITE_MAILS_PER_HOUR = int(os.environ.get("INVITE_MAILS_PER_HOUR", "20"))
+
+AXES_HANDLER = "tabletop.accounts.throttle.LoginThrottle"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = LOGIN_FAILURES_PER_NAME  # the address's own limit: LoginThrottle
+AXES_COOLOFF_TIME = "tabletop.accounts.throttle.cooldown"
+AXES_RESET_ON_SUCCESS = True  # a right password clears the name's count
+# A guess while locked is not counted: it neither extends the lock nor makes the next one longer,
+# so a lock always ends when it said it would.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_ENABLE_ACCESS_FAILURE_LOG = True  # the locks of the last day: how long the next one lasts
+AXES_CLIENT_IP_CALLABLE = "tabletop.accounts.throttle.client_address"
+AXES_LOCKOUT_CALLABLE = "tabletop.accounts.throttle.locked_out"
+AXES_USERNAME_CALLABLE = "tabletop.accounts.throttle.account_name"
+AXES_VERBOSE = False
+
+# The limits' counters live where every process sees them: Redis when configured, else the
+# database (its table made by tabletop/accounts' migration).
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CHANNEL_LAYER_PREFIX", "asgi") + "-cache",
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "tabletop_cache",
+        }
+    }
+
+# --- email: Django's own names, from the environment --------------------------------------------
+#: Without EMAIL_HOST, mail is printed on the server's terminal (`make run`, `make dev`): a reset
+#: link shows there. With it, SMTP.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", EMAIL_PORT == 587)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", EMAIL_PORT == 465)
+EMAIL_TIMEOUT = 10  # a stalled mail server is an error, never a hung page
+#: The site's name in every mail and its sender.
+SITE_NAME = os.environ.get("SITE_NAME", "Tabletop")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"{SITE_NAME} <tabletop@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+PASSWORD_RESET_TIMEOUT = 60 * 60 * 24  # a reset link works for a day
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
@@ -314,6 +394,8 @@ LOGGING = {
     "filters": {"once_a_minute": {"()": "tabletop.scenes.outage.OncePerMinute"}},
     "loggers": {
         "django.channels.server": {"level": "WARNING"},
+        # django-axes logs every attempt; its warnings (a lock, a repeated failure) are enough.
+        "axes": {"level": "WARNING"},
         "channels_redis.pubsub": {"filters": ["once_a_minute"]},
     },
 }

@@ -93,7 +93,7 @@ document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
     if (control.type === "done") { commands.answered(control); }
     if (control.type === "pong") { latency.measured(control.t); }
     if (control.type === "reload") { window.location.reload(); }
-    if (control.type === "ended") { socket.setStatus("session ended: log in again", "ended"); }
+    if (control.type === "ended") { socket.showEnded(control.reason); }
   }
 });
 

@@ -1,5 +1,48 @@
+from django import forms
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
 
 class SignupForm(UserCreationForm):
-    """Django's own sign-up form: username, password twice, the password validators."""
+    """Django's own sign-up form (username, password twice, the password validators) and an
+    email address, the way back when a password is forgotten."""
+
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional, but without it a forgotten password can't be reset.",
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data.get("email", "").strip()
+        if email and get_user_model().objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError("Another account uses that address.")
+        return email
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label="Email address",
+        required=False,
+        help_text="Where a password reset link is sent. Leave it empty to have none.",
+    )
+
+
+class DeleteAccountForm(forms.Form):
+    password = forms.CharField(
+        label="Your password, to confirm",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.")
+        return password

@@ -66,6 +66,32 @@ def invite_revoke(*, invite: Invite, actor: AbstractBaseUser) -> Invite:
     return invite
 
 
+def invite_email(
+    *, invite: Invite, actor: AbstractBaseUser, address: str, link: str, wait: float | None
+) -> None:
+    """Send the invite link to ``address``, in a plain mail from the site that names the GM
+    and the campaign. ``wait``: the sender's hourly allowance is spent (the seconds until it
+    turns), refused with when to try again."""
+    from django.conf import settings
+    from django.core.mail import send_mail
+
+    from tabletop.accounts.throttle import wait_words
+
+    _require_gm(campaign=invite.campaign, actor=actor)
+    if invite.revoked_at is not None:
+        raise ValidationError("That invite link was revoked: make a new one first.")
+    if wait is not None:
+        raise ValidationError(f"You sent many invites this hour. Try again in {wait_words(wait)}.")
+    campaign, gm = invite.campaign, actor.get_username()
+    body = (
+        f"Hello,\n\n{gm} invites you to play in {campaign.name} on {settings.SITE_NAME}.\n"
+        f"Open this link, sign up or log in, and you join the table:\n\n{link}\n\n"
+        f"If you don't know {gm}, ignore this mail.\n\n{settings.SITE_NAME}\n"
+    )
+    subject = f"{gm} invites you to {campaign.name} on {settings.SITE_NAME}"
+    send_mail(subject, body, None, [address])
+
+
 @transaction.atomic
 def campaign_join(*, user: AbstractBaseUser, token: str) -> Membership:
     """Join the invite's campaign as a player; a member who joins again keeps their role."""
@@ -98,6 +124,27 @@ def member_remove(*, campaign: Campaign, actor: AbstractBaseUser, user: Abstract
     transaction.on_commit(
         partial(end_user_sockets, user_id=user.pk, campaign_id=campaign.pk, reason="removed")
     )
+
+
+@transaction.atomic
+def campaign_delete(*, campaign: Campaign, actor: AbstractBaseUser, confirm: str) -> None:
+    """Delete the campaign with its scenes, logs and characters, once the GM typed its name.
+    Every member's open scene of it closes after commit, saying why."""
+    _require_gm(campaign=campaign, actor=actor)
+    if confirm.strip() != campaign.name:
+        raise ValidationError("Type the campaign's name exactly to delete it.")
+    members = list(campaign.memberships.values_list("user_id", flat=True))
+    campaign_id = campaign.pk
+    campaign.delete()
+    for user_id in members:
+        transaction.on_commit(
+            partial(
+                end_user_sockets,
+                user_id=user_id,
+                campaign_id=campaign_id,
+                reason="the campaign was deleted",
+            )
+        )
 
 
 @transaction.atomic

@@ -26,3 +26,7 @@ class CampaignCreateForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text="What the players should know before the first session.",
     )
+
+
+class InviteEmailForm(forms.Form):
+    email = forms.EmailField(label="Send the link to", help_text="One address at a time.")

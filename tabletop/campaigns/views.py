@@ -6,6 +6,7 @@ stays private), a player gets 403 on the GM's pages, and anonymous users are sen
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -15,8 +16,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from tabletop.accounts.throttle import spend
 from tabletop.campaigns import actions, selectors
-from tabletop.campaigns.forms import CampaignCreateForm
+from tabletop.campaigns.forms import CampaignCreateForm, InviteEmailForm
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.campaigns.ruleset_forms import RulesetForm
 
@@ -151,6 +153,31 @@ def member_remove(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
     return _after_gm_change(request, campaign, "member-list", notice)
 
 
+@login_required
+@require_POST
+def invite_email(request: HttpRequest, pk: int, invite_pk: int) -> HttpResponse:
+    campaign = _gm_or_403(request, pk)
+    invite = get_object_or_404(campaign.invites, pk=invite_pk)
+    form = InviteEmailForm(request.POST)
+    if not form.is_valid():
+        return _after_gm_change(request, campaign, "invites", "Give an email address.", error=True)
+    address = form.cleaned_data["email"]
+    wait = spend(
+        what="invite-mail", who=str(request.user.pk), allowed=settings.INVITE_MAILS_PER_HOUR
+    )
+    link = request.build_absolute_uri(reverse("campaigns:join", kwargs={"token": invite.token}))
+    try:
+        actions.invite_email(
+            invite=invite, actor=request.user, address=address, link=link, wait=wait
+        )
+    except ValidationError as error:
+        return _after_gm_change(request, campaign, "invites", _messages_of(error), error=True)
+    except OSError:  # the mail server refused or could not be reached
+        notice = "The mail could not be sent just now; copy the link instead, or try again later."
+        return _after_gm_change(request, campaign, "invites", notice, error=True)
+    return _after_gm_change(request, campaign, "invites", f"Invite sent to {address}.")
+
+
 # --- joining by invite ---------------------------------------------------------------------------
 
 
@@ -175,6 +202,22 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         messages.success(request, f"Welcome to {campaign.name}! You joined as a player.")
         return redirect("campaigns:detail", pk=campaign.pk)
     return render(request, "campaigns/join.html", {"invite": invite, "campaign": campaign})
+
+
+@login_required
+@require_POST
+def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = _gm_or_403(request, pk)
+    name = campaign.name
+    try:
+        actions.campaign_delete(
+            campaign=campaign, actor=request.user, confirm=request.POST.get("confirm", "")
+        )
+    except ValidationError as error:
+        messages.error(request, _messages_of(error))
+        return redirect("campaigns:settings", pk=pk)
+    messages.success(request, f"{name} is deleted.")
+    return redirect("home")
 
 
 # --- the GM's settings: the campaign's ruleset ---------------------------------------------------

@@ -30,7 +30,7 @@ from tabletop.scenes import actions, beats, command_threads, outage, selectors
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.deliver import REPLAY_LIMIT
 from tabletop.scenes.fragments import error_frame
-from tabletop.scenes.sockets import user_sockets_group
+from tabletop.scenes.sockets import session_mark, user_sockets_group
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +136,14 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.scene_id = int(self.scope["url_route"]["kwargs"]["scene_id"])
         user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            # The login ended while the page was away (expired, logged out elsewhere): say so,
+            # so the page offers the way back instead of retrying for ever.
+            await self.accept()
+            await self.send_json({"type": "ended", "reason": "your session expired"})
+            self.ended = True  # a frame that arrives before the close is not a command
+            await self.close(code=4401)
+            return
         access = await database_sync_to_async(selectors.scene_access)(
             scene_id=self.scene_id, user=user
         )
@@ -145,6 +153,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.viewer: Viewer
         self.viewer, self.campaign_id = access
         self.user = user
+        self.session = session_mark(getattr(self.scope.get("session"), "session_key", None))
         self.groups_joined = [*groups_for(self.scene_id, self.viewer)]
         self.groups_joined.append(user_sockets_group(user.pk))
         await self.join_groups()
@@ -458,6 +467,10 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
     async def session_end(self, message: dict[str, Any]) -> None:
         if message.get("campaign_id") not in (None, self.campaign_id):
             return  # removed from another campaign: this table stays open
+        if "sessions" in message and self.session not in message["sessions"]:
+            return  # another login of this user ended
+        if self.session and message.get("except_session") == self.session:
+            return  # the page that signed out the others
         await self.send_json({"type": "ended", "reason": message.get("reason", "")})
         # Stop delivery now, not when the client acknowledges the close: leave every group and
         # let ``send`` drop whatever was already queued for this socket.

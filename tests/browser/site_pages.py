@@ -93,6 +93,11 @@ PAGES: tuple[SitePage, ...] = (
     SitePage("password-reset-confirm", "password_reset_confirm", "{reset_link}", ANONYMOUS),
     SitePage("password-reset-confirm-invalid", "password_reset_confirm", "/accounts/reset/MQ/not-a-token/", ANONYMOUS),  # noqa: E501
     SitePage("password-reset-complete", "password_reset_complete", "/accounts/reset/done/", ANONYMOUS),  # noqa: E501
+    SitePage("account", "account", "/accounts/me/", PLAYER),
+    SitePage("account-gm", "account", "/accounts/me/", GM),
+    SitePage("account-delete", "account_delete", "/accounts/me/delete/", PLAYER),
+    SitePage("account-delete-errors", "account_delete", "/accounts/me/delete/", PLAYER, submit="Delete my account for good"),  # noqa: E501
+    SitePage("account-delete-gm", "account_delete", "/accounts/me/delete/", GM),
     # --- campaigns -------------------------------------------------------------------------------
     SitePage("campaign-list-gm", "campaigns:list", "/campaigns/", GM),
     SitePage("campaign-list-player", "campaigns:list", "/campaigns/", PLAYER),
@@ -142,6 +147,12 @@ NOT_PAGES: dict[str, str] = {
     "campaigns:invite_create": "POST only; its htmx partial is part of campaign-detail-gm",
     "campaigns:invite_revoke": "POST only; its htmx partial is part of campaign-detail-gm",
     "campaigns:member_remove": "POST only; its htmx partial is part of campaign-detail-gm",
+    "campaigns:invite_email": "POST only; its htmx partial is part of campaign-detail-gm",
+    "campaigns:delete": "POST only; its form is on campaign-settings-*, it redirects home",
+    "account_email": "POST only; it redirects to the account page (errors: that page again)",
+    "account_session_end": "POST only; it redirects to the account page",
+    "account_sessions_end": "POST only; it redirects to the account page",
+    "account_download": "a download (a zip of what is the user's), linked from the account page",
     "characters:adjust": "POST only; its htmx partial is part of character-detail-gm",
     "scenes:open": "POST only; it redirects to the scene",
     "scenes:close": "POST only; it redirects to the scene",

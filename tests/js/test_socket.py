@@ -139,3 +139,16 @@ def test_the_retry_timer_connects_only_when_no_socket_is_connecting_or_open(
         "byRetryNow": 1,
         "onTheWrapper": True,
     }
+
+
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [
+        ("removed", "Session ended (you were removed from this campaign): "),
+        ("signed out everywhere", "Session ended (signed out everywhere): "),
+        ("your session expired", "Session ended (your session expired): "),
+        ("", "Session ended: "),
+    ],
+)
+def test_an_ended_session_says_why_before_its_login_link(reason, words):
+    assert run("socket.js", "return m.endedWords(c.reason);", [{"reason": reason}]) == [words]

@@ -71,6 +71,27 @@ export function setStatus(text, state) {
   if (now) { now.hidden = !retryNowShown(state); }
 }
 
+// The words for a session that ended ("logged out", "removed"...): what to say, then the way
+// back, a link to log in that returns to this scene.
+export function endedWords(reason) {
+  const why = reason === "removed" ? "you were removed from this campaign" : reason;
+  return "Session ended" + (why ? " (" + why + ")" : "") + ": ";
+}
+
+// The session ended: the header says why and links the login page, which brings the player
+// back here (the link's address is the page's own, data-login-url). It stays: no reconnect.
+export function showEnded(reason) {
+  const el = document.getElementById("connection");
+  if (!el) { return; }
+  const link = document.createElement("a");
+  link.href = el.getAttribute("data-login-url") || "/accounts/login/";
+  link.textContent = "log in again";
+  el.replaceChildren(document.createTextNode(endedWords(reason)), link);
+  el.setAttribute("data-state", "ended");
+  const now = document.getElementById("reconnect-now");
+  if (now) { now.hidden = true; }
+}
+
 // The header's word once the socket closed (shownState: the word's state until then; detail:
 // the close's, with its event): none after "session ended", which stays; "reconnecting…"
 // after a close the extension retries, a close without its event among them (abnormal).

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core import mail
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
@@ -63,6 +64,18 @@ ANY_USER = members(outsider=OK)
 CASES: dict[str, Case] = {
     "password_change": Case(lambda w: reverse("password_change"), ANY_USER),
     "password_change_done": Case(lambda w: reverse("password_change_done"), ANY_USER),
+    # One's own account: every signed-in user has one; another's session id ends nothing
+    # (tests/tabletop/accounts/test_account_page.py).
+    "account": Case(lambda w: reverse("account"), ANY_USER),
+    "account_download": Case(lambda w: reverse("account_download"), ANY_USER),
+    "account_delete": Case(lambda w: reverse("account_delete"), ANY_USER),
+    "account_email": Case(lambda w: reverse("account_email"), ANY_USER, method="post"),
+    "account_sessions_end": Case(
+        lambda w: reverse("account_sessions_end"), ANY_USER, method="post"
+    ),
+    "account_session_end": Case(
+        lambda w: reverse("account_session_end", args=[1]), ANY_USER, method="post"
+    ),
     "campaigns:list": Case(lambda w: reverse("campaigns:list"), ANY_USER),
     "campaigns:create": Case(lambda w: reverse("campaigns:create"), ANY_USER),
     "campaigns:join": Case(lambda w: reverse("campaigns:join", args=[w.invite.token]), ANY_USER),
@@ -89,6 +102,20 @@ CASES: dict[str, Case] = {
         GM_ONLY,
         method="post",
         effect=lambda w: Invite.objects.get(pk=w.invite.pk).revoked_at,
+    ),
+    "campaigns:invite_email": Case(
+        lambda w: reverse("campaigns:invite_email", args=[w.table.campaign.pk, w.invite.pk]),
+        GM_ONLY,
+        method="post",
+        data={"email": "friend@example.org"},
+        effect=lambda w: len(mail.outbox),
+    ),
+    "campaigns:delete": Case(
+        lambda w: reverse("campaigns:delete", args=[w.table.campaign.pk]),
+        GM_ONLY,
+        method="post",
+        data={"confirm": "Vault"},
+        effect=lambda w: type(w.table.campaign).objects.filter(pk=w.table.campaign.pk).exists(),
     ),
     "campaigns:member_remove": Case(
         lambda w: reverse("campaigns:member_remove", args=[w.table.campaign.pk, w.table.bob.pk]),

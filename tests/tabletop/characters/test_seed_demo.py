@@ -9,10 +9,14 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.management import call_command
+from django.test import RequestFactory
 
 from tabletop import systems
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
+
+#: A login form's request: the door (django-axes) checks every login against one.
+LOGIN_REQUEST = RequestFactory().post("/accounts/login/")
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +47,7 @@ def test_seed_demo_creates_the_demo_table(django_user_model):
         pcs = campaign.characters.filter(role="pc")
         assert set(pcs.values_list("owner__username", flat=True)) == {"alice", "bob"}
         assert campaign.characters.exclude(role="pc").filter(owner__username="gm").exists()
-    assert authenticate(username="alice", password="tabletop-demo") is not None
+    assert authenticate(LOGIN_REQUEST, username="alice", password="tabletop-demo") is not None
     assert "http://127.0.0.1:8000/" in output and "tabletop-demo" in output
 
 
@@ -91,7 +95,7 @@ def test_seed_demo_is_idempotent(django_user_model):
     tables = len(list(systems.all_systems()))
     assert counts == (3, tables, 3 * tables, counts[3]) and counts[3] >= 3 * tables
     # The demo password is set again, so the printed logins always work.
-    assert authenticate(username="alice", password="tabletop-demo") is not None
+    assert authenticate(LOGIN_REQUEST, username="alice", password="tabletop-demo") is not None
 
 
 @pytest.mark.django_db

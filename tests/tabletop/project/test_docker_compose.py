@@ -21,7 +21,10 @@ def test_web_scales_and_is_daphne_behind_proxy():
     assert "ports" not in web, "replicas can't share a host port; the proxy publishes it"
     assert web["command"][0] == "daphne"
     assert "tabletop.asgi:application" in web["command"]
-    assert "--proxy-headers" in web["command"]
+    # daphne's --proxy-headers would believe the leftmost X-Forwarded-For entry, which the client
+    # writes: the app reads the proxy's own entry instead (TRUSTED_PROXIES).
+    assert "--proxy-headers" not in web["command"]
+    assert web["environment"]["TRUSTED_PROXIES"]
     assert COMPOSE["services"]["proxy"]["ports"]
     assert web["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
 
@@ -55,5 +58,7 @@ def test_env_names_match_settings():
 
 def test_proxy_passes_websockets():
     nginx = (ROOT / "deploy" / "nginx.conf").read_text()
+    # The client's address replaces the header, never appended to what the client sent.
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in nginx
     assert "proxy_set_header Upgrade $http_upgrade" in nginx
     assert "http://web:8000" in nginx

@@ -42,6 +42,21 @@ async def open_socket(
     return accepted, communicator
 
 
+async def assert_no_login_socket(scene: Scene, *, client: Client | None) -> None:
+    """A socket with no valid login is told its session ended, with the way back, and closed
+    (4401): one control frame, no scene frame, no presence."""
+    accepted, communicator = await open_socket(scene, client=client)
+    assert accepted
+    await communicator.send_json_to({"command": "hello", "last_seq": 0})
+    assert await communicator.receive_json_from(timeout=2) == {
+        "type": "ended",
+        "reason": "your session expired",
+    }
+    assert await communicator.receive_output(timeout=1) == {"type": "websocket.close", "code": 4401}
+    assert await communicator.receive_nothing(timeout=0.3)
+    await communicator.disconnect()
+
+
 async def session_socket(client: Client, scene: Scene) -> Socket:
     """An accepted socket for ``client``'s session that has said hello and drained its replay."""
     accepted, communicator = await open_socket(scene, client=client)

@@ -73,6 +73,7 @@ class World:
             "user_pk": self.player.pk,
             "invite_pk": self.invite.pk,
             "uidb64": "MQ",  # Django's password-reset link
+            "session_id": 1,  # a login session on the account page
         }
         kwargs = {}
         for name in PATTERNS[view_name].pattern.regex.groupindex:

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from tests.tabletop.security.conftest import (
+    assert_no_login_socket,
     logged_in,
     open_socket,
     session_socket,
@@ -69,9 +70,7 @@ async def test_logout_closes_the_users_sockets_and_nothing_more_arrives(table):
     await assert_ended(alice, "logged out")
     await assert_gets_nothing_more(alice, roller=gm, scene=table.scene)
     # The logged-out session cookie opens no new socket either.
-    accepted, again = await open_socket(table.scene, client=alice_client)
-    assert not accepted
-    await again.disconnect()
+    await assert_no_login_socket(table.scene, client=alice_client)
     await gm.close()
     await alice.close()
 
@@ -124,12 +123,10 @@ async def test_password_change_ends_every_open_socket_of_the_user(table):
         await assert_ended(socket, "password changed")
     await assert_gets_nothing_more(alice_elsewhere, roller=gm, scene=table.scene)
     # Django kept the changing session and invalidated the other: so do the sockets.
-    accepted, stale = await open_socket(table.scene, client=elsewhere)
-    assert not accepted
+    await assert_no_login_socket(table.scene, client=elsewhere)
     accepted, fresh = await open_socket(table.scene, client=here)
     assert accepted
-    for communicator in (stale, fresh):
-        await communicator.disconnect()
+    await fresh.disconnect()
     for socket in (gm, alice_here, alice_elsewhere):
         await socket.close()
 

@@ -8,7 +8,7 @@ from asgiref.sync import sync_to_async
 
 from tabletop.scenes.models import Presence
 from tests.tabletop.project.test_settings import PRODUCTION_ENV, run_manage
-from tests.tabletop.security.conftest import logged_in, open_socket
+from tests.tabletop.security.conftest import assert_no_login_socket, logged_in, open_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
 
@@ -40,9 +40,8 @@ async def test_foreign_or_missing_origin_is_refused_even_with_a_valid_session(ta
 
 
 async def test_an_allowed_origin_without_a_session_is_refused(table):
-    accepted, communicator = await open_socket(table.scene, client=None)
-    assert not accepted
-    await communicator.disconnect()
+    await assert_no_login_socket(table.scene, client=None)
+    assert not await sync_to_async(Presence.objects.exists)()
 
 
 def test_production_socket_origins_are_exactly_the_configured_hosts():

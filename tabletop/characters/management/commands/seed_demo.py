@@ -58,13 +58,19 @@ class Command(BaseCommand):
         self.stdout.write(f"  {GM:6} the GM of every demo campaign")
         for name in PLAYERS:
             self.stdout.write(f"  {name:6} a player with a character in each")
+        self.stdout.write(
+            "Each has the address NAME@example.org: a password reset mail prints on the "
+            "`make run` terminal."
+        )
         self.stdout.write("Scenes open to play:")
         base = url.rstrip("/")
         for scene in scenes:
             self.stdout.write(f"  {scene.campaign.name}: {base}/scenes/{scene.pk}/")
 
     def _user(self, username: str, password: str) -> Any:
-        user, created = get_user_model().objects.get_or_create(username=username)
+        user, created = get_user_model().objects.get_or_create(
+            username=username, defaults={"email": f"{username}@example.org"}
+        )
         user.set_password(password)
         user.save(update_fields=["password"])
         self.stdout.write(f"{'Created' if created else 'Found'} user {username}.")

@@ -1,0 +1,28 @@
+"""Each login's session, so its owner can see where they are logged in and end any of them.
+
+Django's session store is keyed by the session alone; it can't list one user's sessions. A row
+here is written when a login starts (``user_logged_in``) and removed when it ends.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class LoginSession(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="login_sessions"
+    )
+    session_key = models.CharField(max_length=40, unique=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    #: The client's address and browser when it logged in, to tell the sessions apart.
+    address = models.CharField(max_length=45, blank=True)
+    device = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"{self.user} since {self.started_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,225 @@
+"""The door's limits: failed logins per account name and per address, and sign-ups, reset mails
+and invite mails per address (or sender).
+
+Logins: django-axes, as Django's own guidance suggests. Its backend stands first in
+``AUTHENTICATION_BACKENDS`` and refuses a locked name or address before any password is looked
+at, so while locked a right password and a wrong one get the same answer in the same time; its
+attempts live in the database (``axes_accessattempt``), which every server process shares, and
+are raised with one ``UPDATE ... SET failures = failures + 1`` under a row lock, so two
+processes never lose a count. ``LoginThrottle`` gives each parameter its own limit (a name
+locks after ``LOGIN_FAILURES_PER_NAME``, an address, where a household or a club may share one,
+after ``LOGIN_FAILURES_PER_ADDRESS``), and ``cooldown`` makes each further lock within a day
+twice as long as the one before, up to ``LOGIN_LOCK_MAX_SECONDS``: a lock always ends. A name
+that exists and one that does not are counted and answered alike. A right password clears the
+name's count (``AXES_RESET_ON_SUCCESS``). Operators lift a lock with ``manage.py
+axes_reset_username NAME`` or ``axes_reset_ip ADDRESS`` (SECURITY.md).
+
+Sign-ups, reset mails and invite mails: ``spend``, a fixed window per hour counted in Django's
+cache (Redis when configured, else the database's cache table: both shared by every process).
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import logging
+import math
+from datetime import timedelta
+from typing import Any
+
+from axes.handlers.database import AxesDatabaseHandler
+from axes.helpers import get_client_username
+from axes.models import AccessAttempt, AccessFailureLog
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Q, Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+log = logging.getLogger(__name__)
+
+#: How far back earlier locks make the next one longer.
+LOCKS_REMEMBERED = timedelta(days=1)
+
+
+# --- who is knocking ------------------------------------------------------------------------------
+
+
+@functools.cache
+def _trusted_networks(entries: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(ipaddress.ip_network(entry, strict=False) for entry in entries)
+
+
+def _is_trusted(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in net for net in _trusted_networks(tuple(settings.TRUSTED_PROXIES)))
+
+
+def _valid(address: str) -> bool:
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return True
+
+
+def client_address(request: HttpRequest) -> str:
+    """The client's address: the peer's, unless the peer is a trusted proxy (``TRUSTED_PROXIES``);
+    then the nearest address in X-Forwarded-For that no trusted proxy owns. Entries further left
+    are the client's own say and are never believed (anyone can send the header)."""
+    peer = request.META.get("REMOTE_ADDR", "") or "unknown"
+    if not _is_trusted(peer):
+        return peer
+    forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    for address in reversed([a for a in forwarded if a]):
+        if not _valid(address):
+            break  # a mangled entry: nothing left of it can be trusted
+        if not _is_trusted(address):
+            return address
+    return peer
+
+
+def account_name(request: HttpRequest, credentials: dict[str, Any] | None) -> str | None:
+    """The name a login tried, as the login form reads it (Django's usernames are exact), cut to
+    the column's length so a long name is counted, not crashed on."""
+    name = (credentials or {}).get("username")
+    if name is None:
+        name = request.POST.get("username")
+    return None if name is None else str(name)[:255]
+
+
+# --- the login lock ----------------------------------------------------------------------------
+
+
+class LoginThrottle(AxesDatabaseHandler):
+    """django-axes' database handler, with a limit of its own for the address."""
+
+    def get_failures(self, request: HttpRequest, credentials: dict | None = None) -> int:
+        """The fuller of the two counts, on the name's scale: an address at its limit reads as
+        a name at its own, so axes' one ``AXES_FAILURE_LIMIT`` decides for both."""
+        by_name, by_address = self.get_user_attempts(request, credentials)
+        name_count = by_name.aggregate(n=Sum("failures_since_start"))["n"] or 0
+        address_count = by_address.aggregate(n=Sum("failures_since_start"))["n"] or 0
+        per_name = settings.LOGIN_FAILURES_PER_NAME
+        scaled = math.floor(address_count * per_name / settings.LOGIN_FAILURES_PER_ADDRESS)
+        return max(name_count, scaled)
+
+    def clean_expired_user_attempts(
+        self, request: HttpRequest | None = None, credentials: dict | None = None
+    ) -> int:
+        """Forget this name's and address's attempts older than their own cooldown, and anyone's
+        older than the longest. (axes would forget everyone's by this request's cooldown, ending
+        another name's longer lock early.)"""
+        longest = timezone.now() - timedelta(seconds=settings.LOGIN_LOCK_MAX_SECONDS)
+        count, _ = AccessAttempt.objects.filter(attempt_time__lte=longest).delete()
+        if request is None:
+            return count
+        name = get_client_username(request, credentials)
+        address = getattr(request, "axes_ip_address", None) or client_address(request)
+        threshold = timezone.now() - cooldown(request)
+        mine = Q(ip_address=address) | (Q(username=name) if name is not None else Q())
+        more, _ = AccessAttempt.objects.filter(mine, attempt_time__lte=threshold).delete()
+        return count + more
+
+    def reset_user_attempts(self, request: HttpRequest, credentials: dict | None = None) -> int:
+        """A right password clears that name's count, not the address's: otherwise a guesser
+        with an account of their own would clear the address (and the names guessed from it)
+        by logging in to it between guesses."""
+        name = get_client_username(request, credentials)
+        count, _ = AccessAttempt.objects.filter(username=name).delete()
+        return count
+
+
+def _earlier_locks(request: HttpRequest | None) -> int:
+    """Locks of this name or address within the last day (each lock is one failure log row
+    marked ``locked_out``: axes records no failure while locked)."""
+    if request is None:
+        return 0
+    name = get_client_username(request, getattr(request, "axes_credentials", None))
+    address = getattr(request, "axes_ip_address", None) or client_address(request)
+    since = timezone.now() - LOCKS_REMEMBERED
+    locks = AccessFailureLog.objects.filter(locked_out=True, attempt_time__gte=since)
+    by_name = locks.filter(username=name).count() if name is not None else 0
+    return max(by_name, locks.filter(ip_address=address).count())
+
+
+def cooldown(request: HttpRequest | None = None) -> timedelta:
+    """How long a lock lasts: ``LOGIN_LOCK_SECONDS``, doubled for each earlier lock of the same
+    name or address within a day, never more than ``LOGIN_LOCK_MAX_SECONDS``. The lock that is
+    on now counts itself, so the first lasts the base time."""
+    earlier = max(_earlier_locks(request) - 1, 0)
+    seconds = settings.LOGIN_LOCK_SECONDS * 2 ** min(earlier, 20)
+    return timedelta(seconds=min(seconds, settings.LOGIN_LOCK_MAX_SECONDS))
+
+
+def lock_ends(request: HttpRequest, credentials: dict[str, Any] | None) -> Any:
+    """When the lock on this login ends: the newest failure counted, plus the cooldown."""
+    name = get_client_username(request, credentials)
+    address = getattr(request, "axes_ip_address", None) or client_address(request)
+    attempts = AccessAttempt.objects.filter(username=name) | AccessAttempt.objects.filter(
+        ip_address=address
+    )
+    newest = attempts.order_by("-attempt_time").values_list("attempt_time", flat=True).first()
+    return (newest or timezone.now()) + cooldown(request)
+
+
+def wait_words(seconds: float) -> str:
+    """A wait in words a person reads at a glance: "40 seconds", "2 minutes", "1 hour"."""
+    seconds = max(1, math.ceil(seconds))
+    if seconds < 90:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    minutes = math.ceil(seconds / 60)
+    if minutes < 90:
+        return f"{minutes} minutes"
+    hours = math.ceil(minutes / 60)
+    return f"{hours} hour{'s' if hours != 1 else ''}"
+
+
+def locked_out(request: HttpRequest, *unused: Any) -> HttpResponse:
+    """The login page's answer while locked (429): when to try again, and the way back for a
+    forgotten password. The same for every name, known or not. (axes passes the response it
+    replaces and the credentials, in an order that differs on its async path: both are read
+    from the request instead.)"""
+    from django.contrib.auth.forms import AuthenticationForm
+
+    credentials = getattr(request, "axes_credentials", None)
+    ends = lock_ends(request, credentials)
+    wait = max((ends - timezone.now()).total_seconds(), 1)
+    form = AuthenticationForm(request, initial={"username": account_name(request, credentials)})
+    context = {
+        "form": form,
+        "next": request.POST.get("next", request.GET.get("next", "")),
+        "locked": f"Too many failed logins. Try again in {wait_words(wait)}.",
+        "retry_at": ends,
+    }
+    response = render(request, "registration/login.html", context, status=429)
+    response["Retry-After"] = str(math.ceil(wait))
+    return response
+
+
+# --- sign-ups and mails: so many an hour --------------------------------------------------------
+
+WINDOW_SECONDS = 3600
+
+
+def spend(*, what: str, who: str, allowed: int) -> float | None:
+    """Count one ``what`` (signup, reset, invite mail) for ``who`` (an address, a user) in this
+    hour's window. Returns None when it is within ``allowed``, else the seconds until the window
+    turns. A cache that cannot be reached lets it through (logged): a sign-up limit is worth
+    less than a door that opens."""
+    now = timezone.now().timestamp()
+    window = int(now // WINDOW_SECONDS)
+    key = f"limit:{what}:{who}:{window}"
+    try:
+        cache.add(key, 0, timeout=WINDOW_SECONDS + 60)
+        count = cache.incr(key)
+    except Exception:  # any cache failure: the limit is skipped, not the request
+        log.warning("the %s limit could not be counted (cache unavailable)", what, exc_info=True)
+        return None
+    if count <= allowed:
+        return None
+    return (window + 1) * WINDOW_SECONDS - now

@@ -1,0 +1,250 @@
+"""The account page: email, login sessions (each ended at once, with its open scenes), the
+download of what is one's own, and leaving (deleting the account) with the campaign playable and
+every ledger verifying as before."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
+from django.test import Client
+from django.urls import reverse
+
+from tabletop.accounts.models import LoginSession
+from tabletop.characters.models import Character
+from tabletop.scenes import actions as scene_actions
+from tabletop.scenes import ledger
+from tabletop.scenes.actions.talk import chat
+from tabletop.scenes.models import SceneEvent
+from tabletop.scenes.selectors import viewer_for
+from tests.support.tables import make_table
+from tests.tabletop.scenes.conftest import close_db_after  # noqa: F401 - the sockets' tests
+from tests.tabletop.security.conftest import (
+    assert_no_login_socket,
+    open_socket,
+    session_socket,
+)
+
+PASSWORD = "a-long-table-secret"
+
+
+def logged_in_as(user, device: str = "Firefox on a laptop") -> Client:
+    client = Client(HTTP_USER_AGENT=device)
+    assert client.post(reverse("login"), {"username": user.username, "password": PASSWORD})
+    assert "_auth_user_id" in client.session
+    return client
+
+
+def is_logged_in(client: Client) -> bool:
+    return client.get(reverse("account")).status_code == 200
+
+
+# --- email ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_email_is_changed_and_an_address_in_use_refused(django_user_model):
+    sam = django_user_model.objects.create_user("sam", password=PASSWORD)
+    django_user_model.objects.create_user("ines", email="ines@example.org", password=PASSWORD)
+    client = logged_in_as(sam)
+    refused = client.post(reverse("account_email"), {"email": "INES@example.org"})
+    assert refused.status_code == 400
+    assert "Another account uses that address." in refused.content.decode()
+    sam.refresh_from_db()
+    assert sam.email == ""
+    assert client.post(reverse("account_email"), {"email": "sam@example.org"}).status_code == 302
+    sam.refresh_from_db()
+    assert sam.email == "sam@example.org"
+    bad = client.post(reverse("account_email"), {"email": "not an address"})
+    assert bad.status_code == 400 and "valid email" in bad.content.decode()
+
+
+# --- sessions ------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_page_lists_each_login_and_ends_another_at_once(django_user_model):
+    sam = django_user_model.objects.create_user("sam", password=PASSWORD)
+    laptop = logged_in_as(sam, "Firefox on a laptop")
+    phone = logged_in_as(sam, "Safari on a phone")
+    page = laptop.get(reverse("account")).content.decode()
+    assert "This browser" in page and "Safari on a phone" in page
+    assert "Firefox on a laptop" not in page  # this browser is named as such
+    phone_row = LoginSession.objects.get(device="Safari on a phone")
+    assert laptop.post(reverse("account_session_end", args=[phone_row.pk])).status_code == 302
+    assert not is_logged_in(phone) and is_logged_in(laptop)
+    assert not Session.objects.filter(session_key=phone_row.session_key).exists()
+
+
+@pytest.mark.django_db
+def test_another_users_session_is_not_theirs_to_end(django_user_model):
+    sam = django_user_model.objects.create_user("sam", password=PASSWORD)
+    ines = django_user_model.objects.create_user("ines", password=PASSWORD)
+    sam_client, ines_client = logged_in_as(sam), logged_in_as(ines)
+    ines_row = LoginSession.objects.get(user=ines)
+    sam_client.post(reverse("account_session_end", args=[ines_row.pk]))
+    assert is_logged_in(ines_client)
+
+
+@pytest.mark.django_db
+def test_sign_out_everywhere_else_keeps_this_browser(django_user_model):
+    sam = django_user_model.objects.create_user("sam", password=PASSWORD)
+    here = logged_in_as(sam)
+    others = [logged_in_as(sam, f"device {n}") for n in range(3)]
+    response = here.post(reverse("account_sessions_end"), follow=True)
+    assert "3 sessions ended" in response.content.decode()
+    assert is_logged_in(here)
+    assert not any(is_logged_in(c) for c in others)
+    assert list(LoginSession.objects.values_list("user__username", flat=True)) == ["sam"]
+
+
+@pytest.mark.django_db
+def test_a_password_change_keeps_this_session_listed_and_ends_the_others(django_user_model):
+    sam = django_user_model.objects.create_user("sam", password=PASSWORD)
+    here, there = logged_in_as(sam), logged_in_as(sam, "elsewhere")
+    new = "a-brand-new-table-secret"
+    response = here.post(
+        reverse("password_change"),
+        {"old_password": PASSWORD, "new_password1": new, "new_password2": new},
+    )
+    assert response.status_code == 302
+    assert is_logged_in(here) and not is_logged_in(there)
+    [row] = LoginSession.objects.all()
+    assert row.session_key == here.session.session_key
+
+
+# --- endings reach open scenes at once -----------------------------------------------------------
+
+
+async def assert_told(socket, reason: str) -> None:
+    assert await socket.communicator.receive_json_from(timeout=2) == {
+        "type": "ended",
+        "reason": reason,
+    }
+    closed = await socket.communicator.receive_output(timeout=1)
+    assert closed == {"type": "websocket.close", "code": 4401}
+
+
+@pytest.mark.parametrize("how", ["one", "everywhere"])
+@pytest.mark.usefixtures("close_db_after")
+@pytest.mark.django_db(transaction=True)
+async def test_ending_a_session_closes_its_open_scene_and_no_other(how):
+    table = await sync_to_async(make_table)()
+    laptop = await sync_to_async(logged_in_as)(table.alice, "laptop")
+    phone = await sync_to_async(logged_in_as)(table.alice, "phone")
+    on_laptop = await session_socket(laptop, table.scene)
+    on_phone = await session_socket(phone, table.scene)
+    if how == "one":
+        row = await sync_to_async(LoginSession.objects.get)(device="phone")
+        await sync_to_async(laptop.post)(reverse("account_session_end", args=[row.pk]))
+        await assert_told(on_phone, "signed out from another device")
+    else:
+        await sync_to_async(laptop.post)(reverse("account_sessions_end"))
+        await assert_told(on_phone, "signed out everywhere")
+    # This page plays on: told nothing of the end, it still says and hears lines.
+    assert not any('"ended"' in frame for frame in await on_laptop.drain())
+    await on_laptop.send(command="chat", text="still here", cid="c1")
+    assert any("still here" in frame for frame in await on_laptop.drain())
+    await assert_no_login_socket(table.scene, client=phone)  # and the phone can't come back
+    accepted, again = await open_socket(table.scene, client=laptop)
+    assert accepted
+    await again.disconnect()
+    for socket in (on_laptop, on_phone):
+        await socket.close()
+
+
+# --- what is theirs, and leaving -----------------------------------------------------------------
+
+
+def played_table():
+    """A table where alice and bob have characters and alice spoke, whispered and rolled."""
+    table = make_table()
+    for user in (table.alice, table.bob):
+        Character.objects.create(
+            campaign=table.campaign, owner=user, name=f"{user.username}'s hero"
+        )
+    chat(scene=table.scene, actor=table.alice, text="We go in at dawn.", to=[])
+    chat(scene=table.scene, actor=table.alice, text="psst, bob", to=[table.bob.pk])
+    scene_actions.roll(
+        scene=table.scene,
+        actor=table.alice,
+        roll_kind="expression",
+        data={"expression": "2d6+1"},
+    )
+    return table
+
+
+def chain_of(table) -> list[tuple[int, str]]:
+    return list(
+        SceneEvent.objects.filter(scene=table.scene, ledger__isnull=False)
+        .order_by("seq")
+        .values_list("seq", "ledger_hash")
+    )
+
+
+@pytest.mark.django_db
+def test_the_download_holds_their_characters_and_each_scenes_ledger():
+    table = played_table()
+    client = logged_in_as(table.alice)
+    response = client.get(reverse("account_download"))
+    assert response["Content-Type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    characters = json.loads(archive.read("characters.json"))
+    assert [c["sheet"]["name"] for c in characters] == ["alice's hero"]  # not bob's
+    [ledger_name] = [n for n in archive.namelist() if n.startswith("ledgers/")]
+    doc = json.loads(archive.read(ledger_name))
+    assert doc["exported_for"] == "alice"
+    assert ledger.verify(doc).ok
+    assert any(d.get("secret", {}).get("text") == "psst, bob" for d in doc["details"].values())
+
+
+@pytest.mark.django_db
+def test_a_player_leaves_the_campaign_plays_on_and_every_ledger_verifies_as_before():
+    table = played_table()
+    chain_before = chain_of(table)
+    head_before = type(table.scene).objects.get(pk=table.scene.pk).ledger_head
+    client = logged_in_as(table.alice)
+    page = client.get(reverse("account_delete")).content.decode()
+    assert reverse("account_download") in page and "a former member" in page
+    wrong = client.post(reverse("account_delete"), {"password": "not-it"})
+    assert wrong.status_code == 400 and get_user_model().objects.filter(username="alice").exists()
+
+    assert client.post(reverse("account_delete"), {"password": PASSWORD}).status_code == 302
+    assert not get_user_model().objects.filter(username="alice").exists()
+    assert not Character.objects.filter(name="alice's hero").exists()
+    assert Character.objects.filter(name="bob's hero").exists()
+    # The chain is what every member holds: not one entry changed.
+    assert chain_of(table) == chain_before
+    doc = ledger.export(
+        scene=table.scene,
+        viewer=viewer_for(campaign=table.campaign, user=table.bob),
+        viewer_name="bob",
+    )
+    assert ledger.verify(doc).ok and doc["head"] == head_before
+    # The cards name "a former member"; nothing else of the events changed.
+    said = SceneEvent.objects.get(kind="chat", public__text="We go in at dawn.")
+    assert said.public["speaker"] == "a former member" and said.actor_id is None
+    whisper = SceneEvent.objects.get(kind="chat", audience="whisper")
+    assert whisper.secret["speaker"] == "a former member" and whisper.secret["to"] == ["bob"]
+    # The campaign plays on: the GM and bob still roll and talk.
+    chat(scene=table.scene, actor=table.bob, text="Where did alice go?", to=[])
+    scene_actions.roll(
+        scene=table.scene, actor=table.gm, roll_kind="expression", data={"expression": "1d20"}
+    )
+    assert len(chain_of(table)) == len(chain_before) + 2
+
+
+@pytest.mark.django_db
+def test_a_gm_must_delete_their_campaigns_before_their_account():
+    table = make_table()
+    client = logged_in_as(table.gm)
+    page = client.get(reverse("account_delete")).content.decode()
+    assert "You run" in page and "Vault" in page
+    refused = client.post(reverse("account_delete"), {"password": PASSWORD})
+    assert refused.status_code == 400 and "A campaign can't lose its GM" in refused.content.decode()
+    assert get_user_model().objects.filter(username="gm").exists()
