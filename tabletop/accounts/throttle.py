@@ -116,6 +116,11 @@ class LoginThrottle(AxesDatabaseHandler):
         another name's longer lock early.)"""
         longest = timezone.now() - timedelta(seconds=settings.LOGIN_LOCK_MAX_SECONDS)
         count, _ = AccessAttempt.objects.filter(attempt_time__lte=longest).delete()
+        # The failures that make a lock longer matter for a day; a guesser trying endless
+        # names must not grow the table for ever.
+        AccessFailureLog.objects.filter(
+            attempt_time__lte=timezone.now() - LOCKS_REMEMBERED
+        ).delete()
         if request is None:
             return count
         name = get_client_username(request, credentials)

@@ -156,6 +156,20 @@ def test_each_further_lock_within_a_day_lasts_twice_as_long_up_to_the_longest(
     assert login(client, "sam", PASSWORD).status_code == 302  # every lock ended
 
 
+def test_failures_are_forgotten_after_a_day_and_the_next_lock_is_short_again(client, sam):
+    for _ in range(2):
+        for n in range(5):
+            response = login(client, "sam", f"g{n}")
+        time_passes(int(response["Retry-After"]) + 1)
+    assert int(response["Retry-After"]) == 120  # the second lock today
+    time_passes(24 * 3600)
+    login(client, "sam", "one more")  # a failure clears what is older than a day
+    assert not AccessFailureLog.objects.filter(username="sam", locked_out=True).exists()
+    for n in range(4):
+        response = login(client, "sam", f"g{n}")
+    assert int(response["Retry-After"]) == 60
+
+
 def test_a_lock_changes_no_data(client, sam):
     before = get_user_model().objects.filter(pk=sam.pk).values().get()
     for n in range(30):
