@@ -26,3 +26,37 @@ class LoginSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} since {self.started_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def device_words(self) -> str:
+        """The browser and system in a few words ("Firefox on Windows"), from its user agent."""
+        return device_words(self.device)
+
+
+#: (marker in the user agent, name), the first found wins: Edge and Opera say "Chrome" too,
+#: Chrome says "Safari", an iPad may say "Macintosh".
+BROWSERS = (
+    ("Edg/", "Edge"),
+    ("OPR/", "Opera"),
+    ("Firefox/", "Firefox"),
+    ("HeadlessChrome/", "Headless Chrome"),
+    ("Chrome/", "Chrome"),
+    ("Safari/", "Safari"),
+)
+SYSTEMS = (
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("Android", "Android"),
+    ("Windows", "Windows"),
+    ("Mac OS X", "macOS"),
+    ("CrOS", "ChromeOS"),
+    ("Linux", "Linux"),
+)
+
+
+def device_words(agent: str) -> str:
+    browser = next((name for mark, name in BROWSERS if mark in agent), "")
+    system = next((name for mark, name in SYSTEMS if mark in agent), "")
+    if browser and system:
+        return f"{browser} on {system}"
+    return browser or system or (agent[:60] if agent else "An unknown browser")

@@ -74,7 +74,7 @@ def test_the_page_lists_each_login_and_ends_another_at_once(django_user_model):
     phone = logged_in_as(sam, "Safari on a phone")
     page = laptop.get(reverse("account")).content.decode()
     assert "This browser" in page and "Safari on a phone" in page
-    assert "Firefox on a laptop" not in page  # this browser is named as such
+    assert page.count("Firefox on a laptop") == 1  # named once, as this browser
     phone_row = LoginSession.objects.get(device="Safari on a phone")
     assert laptop.post(reverse("account_session_end", args=[phone_row.pk])).status_code == 302
     assert not is_logged_in(phone) and is_logged_in(laptop)
@@ -248,3 +248,30 @@ def test_a_gm_must_delete_their_campaigns_before_their_account():
     refused = client.post(reverse("account_delete"), {"password": PASSWORD})
     assert refused.status_code == 400 and "A campaign can't lose its GM" in refused.content.decode()
     assert get_user_model().objects.filter(username="gm").exists()
+
+
+@pytest.mark.parametrize(
+    ("agent", "words"),
+    [
+        (
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0",
+            "Firefox on Windows",
+        ),
+        (
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 "
+            "(KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+            "Safari on iPhone",
+        ),
+        (
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like "
+            "Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0",
+            "Edge on macOS",
+        ),
+        ("", "An unknown browser"),
+        ("curl/8.5.0", "curl/8.5.0"),
+    ],
+)
+def test_a_session_names_its_browser_in_a_few_words(agent, words):
+    from tabletop.accounts.models import device_words
+
+    assert device_words(agent) == words
