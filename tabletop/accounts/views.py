@@ -134,7 +134,7 @@ def email_change(request: HttpRequest) -> HttpResponse:
             messages.success(request, "Email address saved.")
             return redirect("account")
     context = _account_context(request, email_form=form)
-    return render(request, "accounts/account.html", context, status=400)
+    return render(request, "accounts/account.html", context)
 
 
 @login_required
@@ -185,6 +185,5 @@ def account_delete(request: HttpRequest) -> HttpResponse:
             logout(request)
             messages.success(request, "Your account is deleted. Thank you for playing.")
             return redirect("home")
-    status = 400 if request.method == "POST" else 200
     context = {"form": form, "campaigns_run": run, "former": actions.FORMER_MEMBER}
-    return render(request, "accounts/delete.html", context, status=status)
+    return render(request, "accounts/delete.html", context)
