@@ -25,6 +25,7 @@ from tabletop.scenes.selectors import viewer_for
 from tests.support.tables import make_table
 from tests.tabletop.scenes.conftest import close_db_after  # noqa: F401 - the sockets' tests
 from tests.tabletop.security.conftest import (
+    assert_ended,
     assert_no_login_socket,
     open_socket,
     session_socket,
@@ -121,15 +122,6 @@ def test_a_password_change_keeps_this_session_listed_and_ends_the_others(django_
 # --- endings reach open scenes at once -----------------------------------------------------------
 
 
-async def assert_told(socket, reason: str) -> None:
-    assert await socket.communicator.receive_json_from(timeout=2) == {
-        "type": "ended",
-        "reason": reason,
-    }
-    closed = await socket.communicator.receive_output(timeout=1)
-    assert closed == {"type": "websocket.close", "code": 4401}
-
-
 @pytest.mark.parametrize("how", ["one", "everywhere"])
 @pytest.mark.usefixtures("close_db_after")
 @pytest.mark.django_db(transaction=True)
@@ -142,10 +134,10 @@ async def test_ending_a_session_closes_its_open_scene_and_no_other(how):
     if how == "one":
         row = await sync_to_async(LoginSession.objects.get)(device="phone")
         await sync_to_async(laptop.post)(reverse("account_session_end", args=[row.pk]))
-        await assert_told(on_phone, "signed out from another device")
+        await assert_ended(on_phone, "signed out from another device")
     else:
         await sync_to_async(laptop.post)(reverse("account_sessions_end"))
-        await assert_told(on_phone, "signed out everywhere")
+        await assert_ended(on_phone, "signed out everywhere")
     # This page plays on: told nothing of the end, it still says and hears lines.
     assert not any('"ended"' in frame for frame in await on_laptop.drain())
     await on_laptop.send(command="chat", text="still here", cid="c1")

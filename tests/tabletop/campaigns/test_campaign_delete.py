@@ -14,6 +14,7 @@ from tabletop.scenes.actions.talk import chat
 from tabletop.scenes.models import Scene, SceneEvent
 from tests.support.tables import make_table
 from tests.tabletop.scenes.conftest import close_db_after, seat_table  # noqa: F401
+from tests.tabletop.security.conftest import assert_ended
 
 
 def delete_url(campaign):
@@ -56,10 +57,5 @@ async def test_every_open_scene_of_it_closes_at_once_saying_why():
 
     await sync_to_async(campaign_delete)(campaign=table.campaign, actor=table.gm, confirm="Vault")
     for socket in sockets:
-        assert await socket.communicator.receive_json_from(timeout=2) == {
-            "type": "ended",
-            "reason": "the campaign was deleted",
-        }
-        closed = await socket.communicator.receive_output(timeout=1)
-        assert closed == {"type": "websocket.close", "code": 4401}
+        await assert_ended(socket, "the campaign was deleted")
         await socket.close()

@@ -42,6 +42,16 @@ async def open_socket(
     return accepted, communicator
 
 
+async def assert_ended(socket, reason: str) -> None:
+    """The socket is told why, then closed by the server (4401), and nothing follows."""
+    assert await socket.communicator.receive_json_from(timeout=2) == {
+        "type": "ended",
+        "reason": reason,
+    }
+    closed = await socket.communicator.receive_output(timeout=1)
+    assert closed == {"type": "websocket.close", "code": 4401}
+
+
 async def assert_no_login_socket(scene: Scene, *, client: Client | None) -> None:
     """A socket with no valid login is told its session ended, with the way back, and closed
     (4401): one control frame, no scene frame, no presence."""

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from tests.tabletop.security.conftest import (
+    assert_ended,
     assert_no_login_socket,
     logged_in,
     open_socket,
@@ -22,16 +23,6 @@ from tests.tabletop.security.conftest import (
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
 
 PUBLIC_ROLL = {"command": "roll", "roll_kind": "expression", "expression": "1d1000+100000"}
-
-
-async def assert_ended(socket, reason: str) -> None:
-    """The socket is told why, then closed by the server (4401), and nothing follows."""
-    assert await socket.communicator.receive_json_from(timeout=2) == {
-        "type": "ended",
-        "reason": reason,
-    }
-    closed = await socket.communicator.receive_output(timeout=1)
-    assert closed == {"type": "websocket.close", "code": 4401}
 
 
 async def assert_gets_nothing_more(ended, *, roller, scene) -> None:
