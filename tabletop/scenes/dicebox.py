@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules import expression
+from tabletop.characters.saved_rolls import dice_for
 from tabletop.scenes.rollkinds import RollKind, RollOutcome, field_str, odds_rows, register_generic
 
 #: Most totals stored one by one (a d100's); a wider spread is grouped into ``STATS_GROUPS``.
@@ -23,9 +24,11 @@ RANGE = "–"
 
 def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> RollOutcome:
     text = field_str(data, "expression", label="Dice expression", max_length=200)
+    text, saved = dice_for(text, data=data, character=character)  # or a saved roll's name
     result = expression.roll(text, rng=rng)
     return RollOutcome(
-        title=str(result.expression) if hasattr(result, "expression") else text,
+        title=(f"{saved.name}: " if saved else "")
+        + (str(result.expression) if hasattr(result, "expression") else text),
         summary=str(result.total),
         detail=result.to_dict(),
     )
@@ -64,6 +67,7 @@ def total_landed(outcome: RollOutcome, keys: tuple[str, ...]) -> str | None:
 
 def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
     text = field_str(data, "expression", label="Dice expression", max_length=200)
+    text, _ = dice_for(text, data=data, character=character)
     dist = expression.distribution(text)
     return {"rows": odds_rows(dict(sorted(dist.items()))), "bands": total_bands(dist)}
 
