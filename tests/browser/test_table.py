@@ -322,9 +322,11 @@ def test_every_tool_tab_of_every_demo_scene_passes_axe(browser: Browser, server,
     for campaign, path in scenes.items():
         page.goto(server.url + path)
         expect(page.locator("#connection")).to_have_text("live")
-        page.get_by_label("Message").fill("/me checks the *map*")
+        # With an inline roll, its dice showing (focused): axe checks them too.
+        page.get_by_label("Message").fill("/me checks the *map* [[1d20+2]]")
         page.get_by_label("Message").press("Enter")
         expect(page.locator(".event-chat").last).to_contain_text("checks the map")
+        page.locator(".event-chat .inline-roll").last.focus()
         for tab in page.get_by_role("tab").all():
             if not tab.is_visible():
                 continue
