@@ -239,6 +239,8 @@ def saved_roll_add(
     campaign = character.campaign if character else get_object_or_404(Campaign, pk=campaign_pk)
     if not is_member(campaign=campaign, user=request.user):
         raise Http404("No such campaign.")
+    if character is not None and not can_edit(character=character, user=request.user):
+        raise PermissionDenied("Only the character's owner or the GM saves its rolls.")
     form: SavedRollForm | None = SavedRollForm(request.POST, prefix="new")
     if form.is_valid():
         try:
@@ -263,6 +265,8 @@ def saved_roll_change(request: HttpRequest, roll_pk: int, delete: bool = False) 
     saved = get_object_or_404(SavedRoll.objects.select_related("campaign"), pk=roll_pk)
     if not is_member(campaign=saved.campaign, user=request.user):
         raise Http404("No such roll.")
+    if not saved_rolls.can_change(saved=saved, user=request.user):
+        raise PermissionDenied("That roll is not yours to change.")  # whatever was sent
     character = saved.character.sheet if saved.character_id else None
     if delete:
         saved_rolls.saved_roll_delete(actor=request.user, saved=saved)
