@@ -7,6 +7,7 @@ chance (``total_bands``) so a roll stores a short list.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -24,11 +25,9 @@ RANGE = "–"
 
 def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> RollOutcome:
     text = field_str(data, "expression", label="Dice expression", max_length=200)
-    text, saved = dice_for(text, data=data, character=character)  # or a saved roll's name
     result = expression.roll(text, rng=rng)
     return RollOutcome(
-        title=(f"{saved.name}: " if saved else "")
-        + (str(result.expression) if hasattr(result, "expression") else text),
+        title=str(result.expression) if hasattr(result, "expression") else text,
         summary=str(result.total),
         detail=result.to_dict(),
     )
@@ -67,9 +66,32 @@ def total_landed(outcome: RollOutcome, keys: tuple[str, ...]) -> str | None:
 
 def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
     text = field_str(data, "expression", label="Dice expression", max_length=200)
-    text, _ = dice_for(text, data=data, character=character)
     dist = expression.distribution(text)
     return {"rows": odds_rows(dict(sorted(dist.items()))), "bands": total_bands(dist)}
+
+
+# --- a saved roll's name in place of dice (tabletop.characters.saved_rolls) -------------------
+
+
+def _dice(data: dict[str, Any], character: Any) -> tuple[dict[str, Any], Any]:
+    text = field_str(data, "expression", label="Dice expression", max_length=200)
+    dice, saved = dice_for(text, data=data, character=character)
+    return {**data, "expression": dice}, saved
+
+
+def saved_or_typed_roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any):
+    """``roll`` of the dice typed, or of the saved roll named, its card titled with its name
+    ("Longsword: 1d20 + 5")."""
+    data, saved = _dice(data, character)
+    outcome = roll(data=data, character=character, ruleset=ruleset, rng=rng)
+    if saved is None:
+        return outcome
+    return dataclasses.replace(outcome, title=f"{saved.name}: {outcome.title}")
+
+
+def saved_or_typed_odds(*, data: dict[str, Any], character: Any, ruleset: Any):
+    """``odds`` of the dice typed, or of the saved roll named."""
+    return odds(data=_dice(data, character)[0], character=character, ruleset=ruleset)
 
 
 register_generic(
@@ -78,8 +100,8 @@ register_generic(
         label="Dice",
         card="scenes/dicebox/card.html",
         form="scenes/dicebox/form.html",
-        roll=roll,
-        odds=odds,
+        roll=saved_or_typed_roll,
+        odds=saved_or_typed_odds,
         band_of=total_landed,
     )
 )
