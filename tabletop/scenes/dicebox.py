@@ -79,7 +79,9 @@ def _dice(data: dict[str, Any], character: Any) -> tuple[dict[str, Any], Any]:
     return {**data, "expression": dice}, saved
 
 
-def saved_or_typed_roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any):
+def saved_or_typed_roll(
+    *, data: dict[str, Any], character: Any, ruleset: Any, rng: Any
+) -> RollOutcome:
     """``roll`` of the dice typed, or of the saved roll named, its card titled with its name
     ("Longsword: 1d20 + 5")."""
     data, saved = _dice(data, character)
@@ -89,7 +91,7 @@ def saved_or_typed_roll(*, data: dict[str, Any], character: Any, ruleset: Any, r
     return dataclasses.replace(outcome, title=f"{saved.name}: {outcome.title}")
 
 
-def saved_or_typed_odds(*, data: dict[str, Any], character: Any, ruleset: Any):
+def saved_or_typed_odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
     """``odds`` of the dice typed, or of the saved roll named."""
     return odds(data=_dice(data, character)[0], character=character, ruleset=ruleset)
 
