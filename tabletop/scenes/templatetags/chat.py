@@ -18,7 +18,6 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from tabletop.scenes.actions.talk import CHAT_LIMIT
-from tabletop.scenes.templatetags.dice import dice_formula
 
 register = template.Library()
 
@@ -55,15 +54,23 @@ _PLACE = 0xE000
 _PLACES = re.compile("[\ue000-\uf8ff]")
 
 
+# A dropped die in a breakdown, as rules.expression writes it (avrae/d20's "~~1~~").
+_DROPPED = re.compile(r"~~(.+?)~~")
+
+
 def _roll_html(roll: dict) -> str:
-    """The total, and every die as the dice box's card writes them (``dice_formula``)."""
+    """The total, and its breakdown with each dropped die struck through (as the dice box's
+    card shows one), escaped first."""
     result = roll.get("result")
-    breakdown = dice_formula(result) or (result or {}).get("breakdown", "")
+    breakdown = str(escape(str((result if isinstance(result, dict) else {}).get("breakdown", ""))))
+    struck = _DROPPED.sub(
+        r'<s class="dropped">\1<span class="visually-hidden"> dropped</span></s>', breakdown
+    )
     return format_html(
         '<button type="button" class="inline-roll"><span class="inline-roll-total">{}</span>'
         '<span class="inline-roll-breakdown"> {}</span></button>',
         roll.get("total", ""),
-        breakdown,
+        mark_safe(struck),  # noqa: S308 - escaped above; our own tags
     )
 
 

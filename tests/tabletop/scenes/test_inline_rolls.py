@@ -60,7 +60,10 @@ async def test_inline_rolls_roll_where_they_stand_for_everyone(table, monkeypatc
     # The totals are what the dice show: 14 + 5, and 5 + 3 + 6 (the 1 dropped).
     assert [r["total"] for r in rolls] == [19, 14]
     assert [r["expression"] for r in rolls] == ["1d20 + 5", "4d6kh3"]
-    assert [d["value"] for d in rolls[1]["result"]["terms"][0]["dice"]] == [5, 1, 3, 6]
+    assert [r["result"]["breakdown"] for r in rolls] == [
+        "1d20 (14) + 5 = 19",
+        "4d6kh3 (5, ~~1~~, 3, 6) = 14",
+    ]
     text = event.public["text"]
     assert text == (
         "I swing [[1d20 (14) + 5 = 19]] for *[[4d6kh3 (5, ~~1~~, 3, 6) = 14]]* <b>x</b>"

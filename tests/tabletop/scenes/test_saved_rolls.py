@@ -61,7 +61,7 @@ def test_a_name_rolls_the_rollers_characters_saved_roll_then_her_own(table, save
     event = roll(table, table.alice, "longsword", rng=dice(20, 14))
     result = event.public["result"]
     assert event.public["title"] == "Longsword: 1d20 + 5"
-    assert result["total"] == 19 == sum(d["value"] for d in result["terms"][0]["dice"]) + 5
+    assert (result["total"], result["breakdown"]) == (19, "1d20 (14) + 5 = 19")
     assert (
         roll(table, table.alice, "LONGSWORD", character=mira, rng=dice(20, 3)).public["summary"]
         == "8"
