@@ -1,4 +1,6 @@
 // The composer's line, read into the frame it sends: chat, /me, /w, /r /gmr /br /sr, /help.
+// A saved roll's name (/r longsword) and inline rolls ([[1d20+5]]) go as typed: the server reads
+// them, with the dice language's own messages.
 // `parse` needs no socket, and no page when ctx gives the limit, so it is tested on its own
 // (tests/tabletop/scenes/test_composer_parser.py runs it under Node). Anything it cannot read
 // comes back as an error for the composer to show, and nothing is sent (the text stays).
@@ -31,6 +33,8 @@
     "/w NAME text: whisper to one member; /w NAME,NAME text to several; /w gm text to the GM.",
     "  A name is a member's name or one of their characters'; quote names with spaces: /w \"Mira Vex\" hi.",
     "/r 2d6+1: roll in the open. /gmr: private to the GM. /br: blind (only the GM sees it). /sr: only you.",
+    "/r longsword: make a saved roll by name (your character's first, then your own); save them on the character's page or the campaign's.",
+    "[[1d20+5]] anywhere in a line, an emote or a whisper rolls there, for whoever sees the line (at most 10 a line).",
     "//text sends a line that starts with a slash.",
     "/help: this list."
   ];

@@ -21,6 +21,7 @@ from tabletop.campaigns import actions, selectors
 from tabletop.campaigns.forms import CampaignCreateForm, InviteEmailForm
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.campaigns.ruleset_forms import RulesetForm
+from tabletop.characters.views import saved_rolls_box
 
 
 def _member_or_404(request: HttpRequest, pk: int) -> tuple[Campaign, Membership]:
@@ -98,6 +99,7 @@ def _detail_context(request: HttpRequest, campaign: Campaign, membership: Member
             else None
         ),
         "ruleset_customised": bool(campaign.ruleset),
+        "rolls_box": saved_rolls_box(user=request.user, campaign=campaign),
     }
 
 

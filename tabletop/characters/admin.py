@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, SavedRoll
 
 
 @admin.register(Character)
@@ -15,3 +15,11 @@ class CharacterAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         # A character is made with its system's sheet row, by the app (character_create).
         return False
+
+
+@admin.register(SavedRoll)
+class SavedRollAdmin(admin.ModelAdmin):
+    list_display = ("name", "expression", "character", "owner", "campaign")
+    search_fields = ("name", "character__name", "owner__username", "campaign__name")
+    list_select_related = ("campaign", "owner", "character")
+    raw_id_fields = ("campaign", "owner", "character")

@@ -252,3 +252,16 @@ class AdjustForm(forms.Form):
         else:
             for message in error.messages:
                 self.add_error(None, message)
+
+
+class SavedRollForm(forms.Form):
+    """A saved roll's name and dice (``saved_rolls``: checked by the dice language on save)."""
+
+    name = forms.CharField(
+        max_length=60, widget=forms.TextInput(attrs={"placeholder": "Longsword"})
+    )
+    expression = forms.CharField(
+        label="Dice",
+        max_length=200,
+        widget=forms.TextInput(attrs={"placeholder": "1d20+5", "autocomplete": "off"}),
+    )

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 from tabletop import systems
 from tabletop.campaigns.models import Campaign
@@ -132,3 +133,45 @@ class Character(models.Model):
             if name not in accessors:
                 sheet._state.fields_cache.setdefault(name, value)
         return sheet
+
+
+class SavedRoll(models.Model):
+    """A named roll a member keeps to make again ("Longsword: 1d20+5"): on a character (its
+    owner's and the GM's to edit), or their own in a campaign (``character`` None). Its
+    expression is the dice box's (``rules.expression``); run it from the Sheet tool or with
+    ``/r longsword`` (tabletop.characters.saved_rolls)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="saved_rolls")
+    #: whose it is: the character's owner, or the member who keeps it for themselves
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_rolls"
+    )
+    character = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.CASCADE, related_name="saved_rolls"
+    )
+    name = models.CharField(max_length=60)
+    expression = models.CharField(max_length=200)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "pk"]
+        constraints = [
+            # One name once per character, and once among a member's own in a campaign, whatever
+            # its case: "/r longsword" finds one roll.
+            models.UniqueConstraint(
+                Lower("name"),
+                "character",
+                condition=models.Q(character__isnull=False),
+                name="saved_roll_name_per_character",
+            ),
+            models.UniqueConstraint(
+                Lower("name"),
+                "campaign",
+                "owner",
+                condition=models.Q(character__isnull=True),
+                name="saved_roll_name_per_member",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.expression}"

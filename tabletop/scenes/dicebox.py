@@ -7,11 +7,13 @@ chance (``total_bands``) so a roll stores a short list.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 from rules import expression
+from tabletop.characters.saved_rolls import dice_for
 from tabletop.scenes.rollkinds import RollKind, RollOutcome, field_str, odds_rows, register_generic
 
 #: Most totals stored one by one (a d100's); a wider spread is grouped into ``STATS_GROUPS``.
@@ -68,14 +70,40 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
     return {"rows": odds_rows(dict(sorted(dist.items()))), "bands": total_bands(dist)}
 
 
+# --- a saved roll's name in place of dice (tabletop.characters.saved_rolls) -------------------
+
+
+def _dice(data: dict[str, Any], character: Any) -> tuple[dict[str, Any], Any]:
+    text = field_str(data, "expression", label="Dice expression", max_length=200)
+    dice, saved = dice_for(text, data=data, character=character)
+    return {**data, "expression": dice}, saved
+
+
+def saved_or_typed_roll(
+    *, data: dict[str, Any], character: Any, ruleset: Any, rng: Any
+) -> RollOutcome:
+    """``roll`` of the dice typed, or of the saved roll named, its card titled with its name
+    ("Longsword: 1d20 + 5")."""
+    data, saved = _dice(data, character)
+    outcome = roll(data=data, character=character, ruleset=ruleset, rng=rng)
+    if saved is None:
+        return outcome
+    return dataclasses.replace(outcome, title=f"{saved.name}: {outcome.title}")
+
+
+def saved_or_typed_odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
+    """``odds`` of the dice typed, or of the saved roll named."""
+    return odds(data=_dice(data, character)[0], character=character, ruleset=ruleset)
+
+
 register_generic(
     RollKind(
         name="expression",
         label="Dice",
         card="scenes/dicebox/card.html",
         form="scenes/dicebox/form.html",
-        roll=roll,
-        odds=odds,
+        roll=saved_or_typed_roll,
+        odds=saved_or_typed_odds,
         band_of=total_landed,
     )
 )

@@ -139,12 +139,27 @@ class SceneNamed(TypedDict):
     name: str
 
 
+class InlineRoll(TypedDict):
+    """A roll inside a chat line (``[[1d20+5]]``), as ``rules.expression`` rolled it."""
+
+    #: the canonical expression, "1d20 + 5"
+    expression: str
+    total: int
+    #: where it stands in the line's text (start, end): written there as ``[[breakdown]]``
+    at: list[int]
+    #: the roll's ``to_dict()``, every die (as a dice box roll's ``result``)
+    result: dict[str, Any]
+
+
 class Said(TypedDict):
     """A chat line, or an emote."""
 
     speaker: str
+    #: as said, each inline roll written in as ``[[its breakdown]]``
     text: str
     emote: bool
+    #: its inline rolls, in the order they stand
+    rolls: NotRequired[list[InlineRoll]]
 
 
 class Whispered(Said):

@@ -15,7 +15,8 @@ from typing import Any
 from django.db.models import Q
 
 from tabletop import systems
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, SavedRoll
+from tabletop.characters.saved_rolls import character_rolls, own_rolls
 from tabletop.characters.sheets import currencies, currency_value, spec_for
 from tabletop.scenes import kinds
 from tabletop.scenes.audiences import Viewer
@@ -255,6 +256,7 @@ def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
     declared = system.rollables if system is not None else None
     ruleset = scene.campaign.effective_ruleset()
     offered = {kind.name for kind in kinds_for(scene.campaign.system)}
+    saved = character_rolls(characters)
     sheets = []
     for row in _rows(scene, characters):
         character = row["character"]
@@ -272,6 +274,21 @@ def sheet_tool(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
                     "party-row" if character.role == Character.Role.PC else "table-row"
                 ],
                 "sections": [{"title": t, "rollables": r} for t, r in sections.items()],
+                "saved": saved_roll_buttons(saved[character.pk]),
             }
         )
     return sheets
+
+
+def saved_roll_buttons(rolls: Iterable[SavedRoll]) -> list[dict[str, Any]]:
+    """Saved rolls as the Sheet tool's buttons: each fills the dice box with its name, which
+    the dice box looks up for whoever rolls (``saved_rolls.dice_for``), so the card names it."""
+    return [
+        {"name": s.name, "expression": s.expression, "fields": json.dumps({"expression": s.name})}
+        for s in rolls
+    ]
+
+
+def own_roll_buttons(scene: Scene, viewer: Viewer) -> list[dict[str, Any]]:
+    """The viewer's own saved rolls in the scene's campaign (tied to no character)."""
+    return saved_roll_buttons(own_rolls(campaign=scene.campaign, user=viewer.user_id))

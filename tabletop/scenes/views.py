@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from rules.core import RulesError
 from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character
+from tabletop.characters.saved_rolls import with_roller
 from tabletop.scenes import actions, ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import Scene
@@ -20,7 +21,7 @@ from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.render import render_card, visible_page
 from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
 from tabletop.scenes.selectors import online_users, table_members, viewer_for
-from tabletop.scenes.tools import sheet_tool, tools_context
+from tabletop.scenes.tools import own_roll_buttons, sheet_tool, tools_context
 
 
 def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:
@@ -84,6 +85,7 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "roll_modes": [(m.name, m.label) for m in modes_for(is_gm=viewer.is_gm)],
             "members": table_members(scene.campaign),
             "sheets": sheet_tool(scene, viewer) if scene.is_open else [],
+            "own_rolls": own_roll_buttons(scene, viewer) if scene.is_open else [],
         },
     )
 
@@ -118,7 +120,7 @@ def roll_odds(request: HttpRequest, pk: int) -> HttpResponse:
             character = (
                 Character.objects.of_campaign(scene.campaign).filter(pk=int(character_id)).first()
             )
-        data = request.GET.dict()
+        data = with_roller(request.GET.dict(), user=request.user, campaign=scene.campaign)
         try:
             if kind.against is not None and data.get("foe"):
                 foe = actions.foe_for(scene, data["foe"])

@@ -216,7 +216,7 @@ def test_the_table_wide_roll_mode_is_every_roll_form_s_default(table):
     dice.locator("summary").click()
     form_mode = dice.get_by_label("Mode")
     expect(form_mode).to_have_value("public")
-    alice.page.get_by_label("Rolls").select_option(label="Blind to GM")
+    alice.page.locator("#table-mode").select_option(label="Blind to GM")
     expect(form_mode).to_have_value("blind")
 
     dice.get_by_label("Dice expression").fill("1d2+33331")
@@ -239,7 +239,7 @@ def test_the_table_wide_roll_mode_is_every_roll_form_s_default(table):
     expect(form_mode).to_have_value("blind")
     # The page remembers the table's mode.
     alice.page.reload()
-    expect(alice.page.get_by_label("Rolls")).to_have_value("blind")
+    expect(alice.page.locator("#table-mode")).to_have_value("blind")
 
 
 def test_new_entries_while_reading_back_show_a_pill(browser: Browser, server):
@@ -322,9 +322,11 @@ def test_every_tool_tab_of_every_demo_scene_passes_axe(browser: Browser, server,
     for campaign, path in scenes.items():
         page.goto(server.url + path)
         expect(page.locator("#connection")).to_have_text("live")
-        page.get_by_label("Message").fill("/me checks the *map*")
+        # With an inline roll, its dice showing (focused): axe checks them too.
+        page.get_by_label("Message").fill("/me checks the *map* [[1d20+2]]")
         page.get_by_label("Message").press("Enter")
         expect(page.locator(".event-chat").last).to_contain_text("checks the map")
+        page.locator(".event-chat .inline-roll").last.focus()
         for tab in page.get_by_role("tab").all():
             if not tab.is_visible():
                 continue

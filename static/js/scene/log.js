@@ -119,6 +119,9 @@ export function watchScroll() {
 export function listen() {
   document.addEventListener("click", function (evt) {
     if (evt.target.closest && evt.target.closest("#new-pill")) { toBottom(); }
+    // A tapped inline roll opens its breakdown (:focus): Safari does not focus a tapped button.
+    const roll = evt.target.closest ? evt.target.closest("#scene-log .inline-roll") : null;
+    if (roll) { roll.focus(); }
   });
 }
 

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from rules.core import Rng
 from tabletop.characters.models import Character, sheet_joins
+from tabletop.characters.saved_rolls import with_roller
 from tabletop.scenes import dice
 from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
 from tabletop.scenes.kit import scene_action
@@ -120,7 +121,7 @@ def roll(
     # The roll reads the system's sheet (no query when the character was read as one).
     character = character.sheet if character is not None else None
     foe = foe.sheet if foe is not None else None
-    data = dict(data or {})
+    data = with_roller(dict(data or {}), user=actor, campaign=campaign)  # its saved rolls
     if foe is not None:
         data.update(kind.facing(foe))
     rng = dice.game_dice(rng)

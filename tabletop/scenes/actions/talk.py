@@ -1,4 +1,5 @@
-"""Chat at the table: lines said to everyone, ``/me`` emotes, and whispers.
+"""Chat at the table: lines said to everyone, ``/me`` emotes, and whispers, each with its inline
+rolls (``[[1d20+5]]``, tabletop.scenes.inline_rolls).
 
 A whisper goes through the same audience machinery as a hidden roll (``Audience.WHISPER``): it is
 stored as a scene event whose ``recipients`` name who may read it, and ``visibility`` gives every
@@ -12,8 +13,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
+from rules.core import Rng
 from tabletop.campaigns.models import Membership
+from tabletop.scenes import dice
 from tabletop.scenes.commands import Command, Field, Parsed
+from tabletop.scenes.inline_rolls import inline_rolls
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.record import record_event
@@ -55,10 +59,16 @@ def _recipients(scene: Scene, actor: Any, to: list[int]) -> list[Any]:
 
 
 @scene_action(locks=False, atomic=False)  # a line is its event alone
-def chat(*, scene: Scene, actor: Any, text: str, to: list[int]) -> SceneEvent:
-    """Say a line to the table, or whisper it to the members in ``to`` (user ids)."""
+def chat(
+    *, scene: Scene, actor: Any, text: str, to: list[int], rng: Rng | None = None
+) -> SceneEvent:
+    """Say a line to the table, or whisper it to the members in ``to`` (user ids). Its inline
+    rolls (``[[1d20+5]]``) are rolled now and kept in its event, under its audience."""
     line, emote = _line(text)
-    said = {"speaker": actor.get_username(), "text": line, "emote": emote}
+    line, rolls = inline_rolls(line, rng=dice.game_dice(rng))
+    said: dict[str, Any] = {"speaker": actor.get_username(), "text": line, "emote": emote}
+    if rolls:
+        said["rolls"] = rolls
     if not to:
         return record_event(scene=scene, kind="chat", actor=actor, public=said)
     recipients = _recipients(scene, actor, to)

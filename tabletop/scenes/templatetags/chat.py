@@ -4,6 +4,9 @@ the line breaks a member typed (Shift+Enter) as ``<br>``.
 Only the two markers and the line breaks become markup, and only around text that was escaped
 already, so nothing a member types can become a tag, an attribute or a link. Emphasis stays on
 its line: a marker never pairs with one on another line.
+
+A line's inline rolls (``said``) stand where they were typed as their highlighted total, their
+breakdown shown on hover, focus and tap; emphasis may run across them (``*I hit [[1d6]]*``).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import re
 
 from django import template
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from tabletop.scenes.actions.talk import CHAT_LIMIT
@@ -43,6 +46,65 @@ def emphasis(text: object) -> SafeString:
     marked = _ITALIC.sub(_italic, marked)
     marked = marked.replace("\n", "<br>")
     return mark_safe(marked)  # noqa: S308 - built from escaped text and our own three tags
+
+
+# Each inline roll's place while the line is marked up: one private-use character per roll,
+# which no typed character can fake (the line's own are made U+FFFD first).
+_PLACE = 0xE000
+_PLACES = re.compile("[\ue000-\uf8ff]")
+
+
+# A dropped die in a breakdown, as rules.expression writes it (avrae/d20's "~~1~~").
+_DROPPED = re.compile(r"~~(.+?)~~")
+
+
+def _roll_html(roll: dict) -> str:
+    """The total, and its breakdown with each dropped die struck through (as the dice box's
+    card shows one), escaped first."""
+    result = roll.get("result")
+    breakdown = str(escape(str((result if isinstance(result, dict) else {}).get("breakdown", ""))))
+    struck = _DROPPED.sub(
+        r'<s class="dropped">\1<span class="visually-hidden"> dropped</span></s>', breakdown
+    )
+    return format_html(
+        '<button type="button" class="inline-roll"><span class="inline-roll-total">{}</span>'
+        '<span class="inline-roll-breakdown"> {}</span></button>',
+        roll.get("total", ""),
+        mark_safe(struck),  # noqa: S308 - escaped above; our own tags
+    )
+
+
+def _rolls_in_place(text: str, rolls: object) -> list[dict] | None:
+    """The rolls, when each stands in ``text`` where it says, in order; else None."""
+    if not isinstance(rolls, list):
+        return None
+    end = 0
+    for roll in rolls:
+        at = roll.get("at") if isinstance(roll, dict) else None
+        if not (isinstance(at, list) and len(at) == 2 and end <= at[0] <= at[1] <= len(text)):
+            return None
+        end = at[1]
+    return rolls
+
+
+@register.filter(name="said")
+def said(data: object) -> SafeString:
+    """A chat event's line (``payloads.Said``) as its card shows it: ``emphasis``, with each
+    inline roll in place."""
+    data = data if isinstance(data, dict) else {}
+    text = str(data.get("text", ""))
+    rolls = _rolls_in_place(text, data.get("rolls"))
+    if not rolls:
+        return emphasis(text)
+    pieces, end = [], 0
+    for n, roll in enumerate(rolls):
+        start, stop = roll["at"]
+        pieces += [_PLACES.sub("\ufffd", text[end:start]), chr(_PLACE + n)]
+        end = stop
+    pieces.append(_PLACES.sub("\ufffd", text[end:]))
+    marked = str(emphasis("".join(pieces)))
+    marked = _PLACES.sub(lambda m: _roll_html(rolls[ord(m.group(0)) - _PLACE]), marked)
+    return mark_safe(marked)  # noqa: S308 - emphasis's escaped text and format_html's rolls
 
 
 @register.simple_tag

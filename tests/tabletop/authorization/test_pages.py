@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from tabletop.campaigns.models import Invite, Membership
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, SavedRoll
 from tabletop.scenes.models import Scene
 from tests.support.tables import make_table
 
@@ -43,6 +43,7 @@ class World:
     table: Any
     character: Character
     invite: Invite
+    saved_roll: SavedRoll
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,33 @@ CASES: dict[str, Case] = {
         data={"mode": "set", "bennies": "7"},
         effect=lambda w: Character.objects.get(pk=w.character.pk).sheet.bennies,
     ),
+    # Saved rolls: a character's are its owner's and the GM's to change; a member's own, theirs.
+    "characters:saved_roll_add": Case(
+        lambda w: reverse("characters:saved_roll_add", args=[w.character.pk]),
+        members(player=DENIED),
+        method="post",
+        data={"new-name": "Axe", "new-expression": "1d8"},
+        effect=lambda w: SavedRoll.objects.count(),
+    ),
+    "characters:own_roll_add": Case(
+        lambda w: reverse("characters:own_roll_add", args=[w.table.campaign.pk]),
+        members(),
+        method="post",
+        data={"new-name": "Luck", "new-expression": "1d6"},
+        effect=lambda w: SavedRoll.objects.count(),
+    ),
+    "characters:saved_roll_update": Case(
+        lambda w: reverse("characters:saved_roll_update", args=[w.saved_roll.pk]),
+        members(player=DENIED),
+        method="post",
+        effect=lambda w: SavedRoll.objects.get(pk=w.saved_roll.pk).name,
+    ),
+    "characters:saved_roll_delete": Case(
+        lambda w: reverse("characters:saved_roll_delete", args=[w.saved_roll.pk]),
+        members(player=DENIED),
+        method="post",
+        effect=lambda w: SavedRoll.objects.filter(pk=w.saved_roll.pk).exists(),
+    ),
     "scenes:list": Case(lambda w: reverse("scenes:list", args=[w.table.campaign.pk]), members()),
     "scenes:detail": Case(lambda w: reverse("scenes:detail", args=[w.table.scene.pk]), members()),
     "stats:campaign": Case(
@@ -221,7 +249,14 @@ def world(db, settings) -> World:
         campaign=table.campaign, owner=table.alice, name="Mira", bennies=1
     )
     invite = Invite.objects.create(campaign=table.campaign, created_by=table.gm)
-    return World(table, character, invite)
+    saved_roll = SavedRoll.objects.create(
+        campaign=table.campaign,
+        owner=table.alice,
+        character=character,
+        name="Sword",
+        expression="1d20",
+    )
+    return World(table, character, invite, saved_roll)
 
 
 def client_for(world: World, role: str) -> Client:

@@ -13,7 +13,7 @@ from django.test import RequestFactory
 
 from tabletop import systems
 from tabletop.campaigns.models import Campaign, Membership
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, SavedRoll
 
 #: A login form's request: the door (django-axes) checks every login against one.
 LOGIN_REQUEST = RequestFactory().post("/accounts/login/")
@@ -79,6 +79,7 @@ def test_seed_demo_is_idempotent(django_user_model):
         Campaign.objects.count(),
         Membership.objects.count(),
         Character.objects.count(),
+        SavedRoll.objects.count(),
     )
     alice = django_user_model.objects.get(username="alice")
     alice.set_password("changed-by-alice")
@@ -91,9 +92,14 @@ def test_seed_demo_is_idempotent(django_user_model):
         Campaign.objects.count(),
         Membership.objects.count(),
         Character.objects.count(),
+        SavedRoll.objects.count(),
     )
     tables = len(list(systems.all_systems()))
-    assert counts == (3, tables, 3 * tables, counts[3]) and counts[3] >= 3 * tables
+    assert counts[:4] == (3, tables, 3 * tables, counts[3]) and counts[3] >= 3 * tables
+    # Saved rolls to try: on each player's character (Longsword, Damage) and each member's own.
+    assert counts[4] == tables * (2 * 2 + 3)
+    longsword = SavedRoll.objects.filter(owner=alice, name="Longsword").first()
+    assert longsword.character.owner == alice and longsword.expression == "1d20+5"
     # The demo password is set again, so the printed logins always work.
     assert authenticate(LOGIN_REQUEST, username="alice", password="tabletop-demo") is not None
 

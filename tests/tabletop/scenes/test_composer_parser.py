@@ -147,8 +147,30 @@ def test_help_lists_every_command_and_sends_nothing():
     (result,) = parse("/help")
     assert set(result) == {"help"}
     text = "\n".join(result["help"])
-    for command in ("/me", "/w", "/r", "/gmr", "/br", "/sr", "/help"):
+    for command in ("/me", "/w", "/r", "/gmr", "/br", "/sr", "/help", "[[1d20+5]]"):
         assert command in text
+    assert "/r longsword: make a saved roll by name" in text
+
+
+@pytest.mark.parametrize(
+    ("line", "expression", "mode"),
+    [("/r longsword", "longsword", "public"), ("/gmr  Sneak attack ", "Sneak attack", "gm")],
+)
+def test_a_saved_rolls_name_goes_to_the_server_as_typed(line, expression, mode):
+    # The server looks the name up for whoever rolls (tabletop.characters.saved_rolls).
+    assert frame(line) == {
+        "command": "roll",
+        "roll_kind": "expression",
+        "expression": expression,
+        "mode": mode,
+    }
+
+
+def test_inline_rolls_go_in_the_line_as_typed():
+    assert frame("I hit [[1d20+5]] for [[1d8]]")["text"] == "I hit [[1d20+5]] for [[1d8]]"
+    whisper = frame("/w gm sneak [[1d20]]")
+    assert (whisper["text"], whisper["to"]) == ("sneak [[1d20]]", [1])
+    assert frame("/me ducks [[2d6]]")["text"] == "/me ducks [[2d6]]"
 
 
 def test_a_long_emote_is_measured_without_its_marker():

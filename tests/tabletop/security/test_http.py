@@ -21,7 +21,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from tabletop.campaigns.models import Campaign, Invite, Membership
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, SavedRoll
 from tabletop.scenes import actions as scene_actions
 from tests.tabletop.project.test_settings import PRODUCTION_ENV, run_manage
 
@@ -58,6 +58,7 @@ class World:
     character: Character
     invite: Invite
     scene: Any
+    saved_roll: SavedRoll
 
     def url(self, view_name: str) -> str:
         namespace = view_name.split(":")[0] if ":" in view_name else ""
@@ -72,6 +73,7 @@ class World:
             "campaign_pk": self.campaign.pk,
             "user_pk": self.player.pk,
             "invite_pk": self.invite.pk,
+            "roll_pk": self.saved_roll.pk,
             "uidb64": "MQ",  # Django's password-reset link
             "session_id": 1,  # a login session on the account page
         }
@@ -99,7 +101,10 @@ def world(settings) -> World:
     character = Character.objects.create(campaign=campaign, owner=player, name="Hero")
     invite = Invite.objects.create(campaign=campaign, created_by=gm)
     scene = scene_actions.scene_create(campaign=campaign, actor=gm, name="Hall")
-    return World(gm, player, campaign, character, invite, scene)
+    saved_roll = SavedRoll.objects.create(
+        campaign=campaign, owner=player, character=character, name="Axe", expression="1d8"
+    )
+    return World(gm, player, campaign, character, invite, scene, saved_roll)
 
 
 def browser(user: Any = None) -> Client:

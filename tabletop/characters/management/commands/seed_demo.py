@@ -19,12 +19,16 @@ from tabletop.campaigns.actions import campaign_create, campaign_join, invite_cr
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.actions import character_adjust, character_create
 from tabletop.characters.demo import GM, PLAYERS
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, SavedRoll
+from tabletop.characters.saved_rolls import saved_roll_add
 from tabletop.characters.sheets import spec_for
 from tabletop.scenes.actions import scene_create, scene_open
 from tabletop.scenes.models import Scene
 
 DEMO_PASSWORD = "tabletop-demo"
+#: Saved rolls on each player's first character, and each member's own (players', the GM's).
+DEMO_CHARACTER_ROLLS = (("Longsword", "1d20+5"), ("Damage", "1d8+3"))
+DEMO_OWN_ROLLS = {False: (("Luck", "1d6"),), True: (("Wandering monsters", "2d6"),)}
 #: Where `make run` serves by default; `make demo` passes the HOST and PORT it was given.
 URL = "http://127.0.0.1:8000/"
 #: Each demo campaign's scene, open and ready to play.
@@ -52,6 +56,7 @@ class Command(BaseCommand):
                 campaign = self._campaign(system, users)
                 for character in demo_characters(campaign):
                     self._character(campaign, users, character)
+                self._saved_rolls(campaign, users)
                 scenes.append(self._scene(campaign, users[GM]))
         self.stdout.write(self.style.SUCCESS("Demo table ready."))
         self.stdout.write(f"Open {url} and log in as one of (password {password!r}):")
@@ -109,6 +114,26 @@ class Command(BaseCommand):
         if not scene.is_open:
             scene = scene_open(scene=scene, actor=gm)
         return scene
+
+    def _saved_rolls(self, campaign: Campaign, users: dict[str, Any]) -> None:
+        """A few saved rolls to try (the Sheet tool's buttons, /r longsword): on each player's
+        first character, and each member's own; those already there are left alone."""
+        for name in (GM, *PLAYERS):
+            user = users[name]
+            first = Character.objects.filter(campaign=campaign, owner=user, role="pc").first()
+            wanted = [(None, *roll) for roll in DEMO_OWN_ROLLS[name == GM]]
+            if first is not None:
+                wanted += [(first, *roll) for roll in DEMO_CHARACTER_ROLLS]
+            for character, roll_name, dice in wanted:
+                kept = SavedRoll.objects.filter(campaign=campaign, owner=user, character=character)
+                if not kept.filter(name=roll_name).exists():
+                    saved_roll_add(
+                        actor=user,
+                        campaign=campaign,
+                        character=character,
+                        name=roll_name,
+                        dice=dice,
+                    )
 
     def _character(self, campaign: Campaign, users: dict[str, Any], data: dict[str, Any]) -> None:
         owner = users[data["owner"]]
