@@ -67,6 +67,18 @@ _COMPARE = (">=", "<=", "==", ">", "<", "=")
 _LABEL_MAX = 40
 
 
+_NO_MODIFIERS = {"reroll": None, "explode": None, "clamp": None, "keep": None, "counting": None}
+
+
+def _built(cls: type, **fields):
+    """A tree node the parser has already checked (with positions in its messages), built
+    without the frozen dataclass's ``__init__`` and checks: most of a short parse's time. The
+    node is as frozen, equal and hashable as one built the usual way (the tests build both)."""
+    node = object.__new__(cls)
+    object.__setattr__(node, "__dict__", fields)
+    return node
+
+
 def _suggest(word: str) -> str:
     if word.lower() in sp.WORDS:
         return ""  # a known word in the wrong place: the "expected" says what fits
@@ -185,7 +197,7 @@ class _Parser:
             if self.peek() == "!":
                 expected += " (write the explosion before keep/drop, like 4d6!kh3)"
             raise self.unexpected(expected)
-        return Expression(body, comment)
+        return _built(Expression, body=body, comment=comment)
 
     def compare(self):
         left = self.sum()
@@ -211,7 +223,7 @@ class _Parser:
                 )
         if len(terms) == 1 and terms[0].sign > 0:
             return terms[0].operand
-        return Sum(tuple(terms))
+        return _built(Sum, terms=tuple(terms))
 
     def term(self) -> Term:
         sign = 1
@@ -219,7 +231,7 @@ class _Parser:
             if self.text[self.at] == "-":
                 sign = -sign
             self.at += 1
-        return Term(sign, self.product())
+        return _built(Term, sign=sign, operand=self.product())
 
     def product(self):
         start = self.peek() and self.at + 1
@@ -274,7 +286,7 @@ class _Parser:
             else:
                 if value > MAX_CONSTANT:
                     raise self.error(f"{value} is too big; numbers go up to 1,000,000", pos)
-                node = Constant(value)
+                node = _built(Constant, value=value)
         elif ch == "d" and self._dice_follows():
             node = self.dice(1, pos)
         elif ch == "(":
@@ -394,10 +406,10 @@ class _Parser:
                 str(self.error(f"That is {self.dice_total} dice in all; the most one expression "
                                f"rolls is {MAX_DICE}", pos))
             )  # fmt: skip
-        faces = (-1, 0, 1) if sides == FATE else tuple(range(1, sides + 1))
+        faces = range(-1, 2) if sides == FATE else range(1, sides + 1)
         self.where = {}
         parts = self.modifiers(faces, on_set=False, count=count)
-        node = Dice(count, sides, **parts)
+        node = _built(Dice, count=count, sides=sides, **{**_NO_MODIFIERS, **parts})
         self._check_dice(node, faces, pos)
         return node
 
@@ -450,7 +462,7 @@ class _Parser:
                     raise self.error(
                         f"Can't drop {amount} dice out of {n}: at least one must stay", pos
                     )
-                parts["keep"] = Keep(spelling.kind, amount)
+                parts["keep"] = _built(Keep, kind=spelling.kind, count=amount)
             elif construct in ("min", "max"):
                 value, _ = self.number(f"a number after {spelling.text!r}, like 4d6mi2")
                 clamp = parts.get("clamp") or Clamp()
@@ -474,7 +486,7 @@ class _Parser:
                 elif construct == "explode":
                     if "explode" in parts:
                         raise self.error("Explode once per roll", pos)
-                    parts["explode"] = Explode(spelling.kind, conditions)
+                    parts["explode"] = _built(Explode, kind=spelling.kind, conditions=conditions)
                 elif construct == "success":
                     success.extend(conditions)
                 else:
@@ -523,7 +535,8 @@ class _Parser:
         """The comparison after a modifier, read by its spelling's meaning (module docstring
         of ``spellings``)."""
         op = None
-        for word in (">=", "<=", ">", "<", "="):
+        ahead = self.peek()
+        for word in (">=", "<=", ">", "<", "=") if ahead and ahead in "<>=" else ():
             if self.looking_at(word):
                 self.take(word)
                 op = word
@@ -531,52 +544,66 @@ class _Parser:
         if op is None and not (self.peek() and self.peek() in _DIGITS):
             if spelling.default is None or faces is None:
                 raise self.unexpected(f"a comparison after {spelling.text or 'the dice'!r}")
-            face = max(faces) if spelling.default == "max" else min(faces)
+            face = faces[-1] if spelling.default == "max" else faces[0]
             self.where[spelling.construct] = pos
-            return (Condition("=", face),)
+            return (_built(Condition, op="=", value=face),)
         value, self.where[spelling.construct] = self.number("a number to compare with")
         if op is None:
-            condition = Condition(spelling.bare, value)
+            condition = _built(Condition, op=spelling.bare, value=value)
         elif op in (">", "<") and spelling.strict:
             condition = Condition(">=", value + 1) if op == ">" else Condition("<=", value - 1)
         else:
             condition = Condition({">": ">=", "<": "<="}.get(op, op), value)
         if faces is not None and (
-            (condition.op == ">=" and condition.value == max(faces))
-            or (condition.op == "<=" and condition.value == min(faces))
+            (condition.op == ">=" and condition.value == faces[-1])
+            or (condition.op == "<=" and condition.value == faces[0])
         ):
-            condition = Condition("=", condition.value)  # one face: "6 or more" on a d6 is 6
+            condition = _built(
+                Condition, op="=", value=condition.value
+            )  # one face: "6 or more" on a d6 is 6
         return (condition,)
 
-    def _check_dice(self, node: Dice, faces: tuple[int, ...], pos: int) -> None:
+    def _check_dice(self, node: Dice, faces: range, pos: int) -> None:
         """Refuse dice that could never finish rolling, or whose modifier never applies."""
         reroll, explode = node.reroll, node.explode
         at_reroll = self.where.get("reroll", pos)
         pos = self.where.get("explode", pos)
-        if (
-            reroll is not None
-            and reroll.kind == "until"
-            and all(matches(reroll.conditions, f) for f in faces)
-        ):
-            raise self.error(
-                f"{reroll} rerolls every face of a d{node.sides}, so it would never stop",
-                at_reroll,
-            )
+        landing = faces
+        if reroll is not None:
+            hit = _matching(reroll.conditions, faces)
+            if reroll.kind == "until" and hit == len(faces):
+                raise self.error(
+                    f"{reroll} rerolls every face of a d{node.sides}, so it would never stop",
+                    at_reroll,
+                )
+            if reroll.kind == "until" and hit:  # a few faces at most: rerolls are written out
+                landing = [f for f in faces if not matches(reroll.conditions, f)]
         if explode is not None:
-            landing = [f for f in faces if not (reroll and reroll.kind == "until"
-                                                and matches(reroll.conditions, f))]  # fmt: skip
-            if explode.kind in ("add", "compound", "penetrate") and all(
-                matches(explode.conditions, f) for f in landing
-            ):
+            hit = _matching(explode.conditions, landing)
+            if explode.kind in ("add", "compound", "penetrate") and hit == len(landing):
                 raise self.error(
                     f"Exploding on {_said(explode.conditions)} would explode on every face of a "
                     f"d{node.sides} and never stop; explode on fewer faces", pos
                 )  # fmt: skip
-            if not any(matches(explode.conditions, f) for f in landing):
+            if not hit:
                 raise self.error(
                     f"A d{node.sides} never rolls {_said(explode.conditions)}, so it could never "
                     "explode", pos
                 )  # fmt: skip
+
+
+def _matching(conditions, faces) -> int:
+    """How many of ``faces`` meet any of the conditions; a range of faces by arithmetic (a
+    d1000 is not walked face by face)."""
+    if not isinstance(faces, range) or len(conditions) != 1:
+        return sum(1 for f in faces if matches(conditions, f))
+    (c,) = conditions
+    lo, hi = faces[0], faces[-1]
+    if c.op == "=":
+        return 1 if lo <= c.value <= hi else 0
+    if c.op == ">=":
+        return max(0, hi - max(lo, c.value) + 1)
+    return max(0, min(hi, c.value) - lo + 1)
 
 
 def _said(conditions) -> str:

@@ -172,7 +172,7 @@ def dice_weights(node: Dice) -> tuple[Poly, int]:
     reroll = node.reroll
     if reroll is None:
         return dict.fromkeys(faces, 1), len(faces)
-    hit = [f for f in faces if matches(reroll.conditions, f)]
+    hit = {f for f in faces if matches(reroll.conditions, f)}
     if reroll.kind == "until":  # lands evenly on the faces that miss
         return {f: 1 for f in faces if f not in hit}, len(faces) - len(hit)
     s = len(faces)  # once: a hit is rolled again, whatever comes

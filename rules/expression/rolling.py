@@ -139,7 +139,6 @@ def _roll_dice(node: Dice, count: int, rng: Rng, text: str) -> tuple[tuple[ExprD
         return rng.randint(low, high)
 
     reroll = node.reroll
-    landing = [f for f in faces if not (reroll and matches(reroll.conditions, f))]
 
     def fresh() -> tuple[int, tuple[int, ...]]:
         face = draw()
@@ -152,6 +151,7 @@ def _roll_dice(node: Dice, count: int, rng: Rng, text: str) -> tuple[tuple[ExprD
         while matches(reroll.conditions, face):
             if len(before) >= SHOWN_REROLLS:
                 # Rerolling until a face misses lands evenly on the faces that miss.
+                landing = [f for f in faces if not matches(reroll.conditions, f)]
                 return landing[rng.randint(0, len(landing) - 1)], tuple(before)
             before.append(face)
             face = draw()

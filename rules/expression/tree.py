@@ -266,8 +266,8 @@ class Dice(Result):
                 )
 
     @property
-    def faces(self) -> tuple[int, ...]:
-        return (-1, 0, 1) if self.sides == FATE else tuple(range(1, self.sides + 1))
+    def faces(self) -> range:
+        return range(-1, 2) if self.sides == FATE else range(1, self.sides + 1)
 
     @property
     def explode_at(self) -> int | None:
@@ -302,7 +302,7 @@ class Dice(Result):
             text += str(self.reroll)
         if self.explode is not None:
             at = self.explode_at
-            top = max(self.faces)
+            top = self.faces[-1]
             if at == self.sides:
                 text += "!"
             elif at is not None:
@@ -588,7 +588,7 @@ def bounds(node: Any) -> tuple[int, int]:
     total = n + (extra if node.explode else 0)
     if node.counting is not None:
         return -total, total
-    low, high = min(node.faces), max(node.faces)
+    low, high = node.faces[0], node.faces[-1]
     if node.clamp is not None:
         low, high = node.clamp.apply(low), node.clamp.apply(high)
     return min(low * total, 0), max(high * total, 0)
