@@ -276,10 +276,24 @@ def _set(node: SetRoll, depth: int, budget: pools.Budget, memo: dict) -> _Counts
     return _from_poly(poly, math.prod(c.denom**m for m, c in groups.values()))
 
 
+#: Questions refused, remembered: a preview asks again at every keystroke, and a refusal by the
+#: budget should cost its time once.
+_REFUSED: dict[tuple[Expression, int], str] = {}
+
+
 @lru_cache(maxsize=256)
 def _odds(expr: Expression, depth: int) -> _Counts:
-    _check_cost(expr, depth)
-    return _counts(expr.body, depth, pools.Budget(str(expr)), {})
+    refused = _REFUSED.get((expr, depth))
+    if refused is not None:
+        raise OddsTooCostlyError(refused)
+    try:
+        _check_cost(expr, depth)
+        return _counts(expr.body, depth, pools.Budget(str(expr)), {})
+    except OddsTooCostlyError as error:
+        if len(_REFUSED) > 1024:
+            _REFUSED.clear()
+        _REFUSED[(expr, depth)] = str(error)
+        raise
 
 
 def _check_depth(depth: Any) -> int:
@@ -360,6 +374,7 @@ def clear_caches() -> None:
     work)."""
     parser._parse.cache_clear()
     rolling._tree_for_text.cache_clear()
+    _REFUSED.clear()
     _fractions.cache_clear()
     _odds.cache_clear()
     _dice_counts.cache_clear()

@@ -304,8 +304,10 @@ class _Parser:
         return self.labels(node)
 
     def _dice_follows(self) -> bool:
-        """Whether the "d" ahead starts dice (not Avrae's "dis")."""
-        return self.word_at() not in sp.ADVANTAGE
+        """Whether the "d" ahead starts dice: not a word such as Avrae's "dis" ("dF" is fate
+        dice)."""
+        nxt = self.low[self.at + 1 : self.at + 2]
+        return not (nxt.isalpha() and nxt != "f") and self.word_at() not in sp.ADVANTAGE
 
     def parenthesised(self, pos: int):
         self.nest(pos)

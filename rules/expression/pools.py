@@ -13,10 +13,13 @@ Every polynomial operation is charged to a ``Budget``; past it the question is r
 from __future__ import annotations
 
 import math
+import time
 from collections import defaultdict
 from collections.abc import Callable
 
+from rules.expression.polys import _mul_cost
 from rules.expression.tree import (
+    MAX_ODDS_WORK,
     Dice,
     Keep,
     OddsTooCostlyError,
@@ -28,34 +31,71 @@ Poly = dict[int, int]  # value (or score) -> weight
 
 #: Coefficient operations one odds question may spend outside the packed fast path: well under a
 #: second on this machine (bench/README.md, "Expression language").
-MAX_POOL_WORK = 4_000_000
+MAX_POOL_WORK = 600_000
+
+
+#: And a safety net: whatever the count says, a question still unanswered after this long is
+#: refused (big weights make some operations dearer than counted).
+MAX_POOL_SECONDS = 0.4
 
 
 class Budget:
-    """Counts coefficient operations; refuses past ``MAX_POOL_WORK``."""
+    """Counts coefficient operations; refuses past ``MAX_POOL_WORK`` or ``MAX_POOL_SECONDS``."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.spent = 0
+        self.deadline = time.perf_counter() + MAX_POOL_SECONDS
 
     def charge(self, ops: int) -> None:
         self.spent += ops
-        if self.spent > MAX_POOL_WORK:
+        if self.spent > MAX_POOL_WORK or time.perf_counter() > self.deadline:
             raise OddsTooCostlyError(
                 f"The odds of {self.text} would take too long to work out exactly. It can still "
                 "be rolled."
             )
 
 
+def _packed(poly: Poly, low: int, width: int) -> int:
+    """Kronecker substitution: slot ``v - low`` of ``width`` bytes holds the weight of v."""
+    raw = bytearray(width * (max(poly) - low + 1))
+    for v, c in poly.items():
+        raw[(v - low) * width : (v - low + 1) * width] = c.to_bytes(width, "little")
+    return int.from_bytes(raw, "little")
+
+
 def pmul(a: Poly, b: Poly, budget: Budget) -> Poly:
     """The distribution of the sum of two independent parts (weights multiply)."""
+    if not a or not b:
+        return {}
     if len(a) < len(b):
         a, b = b, a
     if len(b) == 1:
         ((shift, w),) = b.items()
         budget.charge(len(a))
         return {v + shift: c * w for v, c in a.items()}
-    budget.charge(len(a) * len(b))
+    if len(a) * len(b) > 400:
+        # one big-integer multiplication (packed as polys.py does): every slot holds at most
+        # sum(a) * sum(b), so the slots never spill into each other
+        width = ((sum(a.values()) * sum(b.values())).bit_length() + 8) // 8
+        low_a, low_b = min(a), min(b)
+        slots_a, slots_b = max(a) - low_a + 1, max(b) - low_b + 1
+        # CPython's multiplication of numbers this long, in the pool's units: polys' estimate
+        # is in digit operations (MAX_ODDS_WORK of them to half a second), and CPython is about
+        # 8 times slower than Karatsuba's count on numbers of megabits (measured, as polys')
+        digits = 8 * _mul_cost(slots_a * width * 8, slots_b * width * 8)
+        budget.charge(slots_a + slots_b + int(digits * MAX_POOL_WORK / MAX_ODDS_WORK))
+        product = _packed(a, low_a, width) * _packed(b, low_b, width)
+        raw = product.to_bytes(max(1, -(-product.bit_length() // 8)), "little")
+        out = {}
+        for i in range(0, len(raw), width):
+            c = int.from_bytes(raw[i : i + width], "little")
+            if c:
+                out[low_a + low_b + i // width] = c
+        return out
+    # big weights (long explosions: denominators of hundreds of digits) cost more per product
+    size = max(next(iter(a.values())).bit_length(), next(iter(b.values())).bit_length())
+    budget.charge(len(a) * len(b) * (1 + size // 256))
     out: dict[int, int] = defaultdict(int)
     for v, c in b.items():
         for u, d in a.items():
@@ -76,8 +116,10 @@ def ppow(a: Poly, n: int, budget: Budget) -> Poly:
     return result
 
 
-def padd(acc: Poly, a: Poly, coef: int = 1, shift: int = 0) -> None:
+def padd(acc: Poly, a: Poly, coef: int = 1, shift: int = 0, budget: Budget | None = None) -> None:
     """``acc += coef * a * X**shift`` in place."""
+    if budget is not None:
+        budget.charge(len(a))
     for v, c in a.items():
         acc[v + shift] = acc.get(v + shift, 0) + coef * c
 
@@ -132,6 +174,7 @@ def evaluate_pool(
     for t in sorted({v for _, w in groups for v in w}):
         states: dict[tuple[int, int], Poly] = {(0, 0): {0: 1}}
         for m, weights in groups:
+            budget.charge(2 * len(weights))
             above = scored({v: c for v, c in weights.items() if v > t}, score)
             at = weights.get(t, 0)
             below = sum(c for v, c in weights.items() if v < t)
@@ -158,7 +201,7 @@ def evaluate_pool(
                     for ne, coef in coefs.items():
                         if coef:
                             key = (j + a, min(ne, k))
-                            padd(nxt.setdefault(key, {}), grown, math.comb(m, a) * coef)
+                            padd(nxt.setdefault(key, {}), grown, math.comb(m, a) * coef, 0, budget)
             states = nxt
         for (j, e), poly in states.items():
             if j + e >= k:
@@ -210,7 +253,7 @@ def dice_poly(node: Dice, n: int, depth: int, budget: Budget) -> tuple[Poly, int
     if kind == "add":
         for e in range(depth + 1):
             pool = evaluate_pool([(n, stop), (e, go)], node.keep, score, budget)
-            padd(out, pool, math.comb(e + n - 1, n - 1) * d ** (depth - e))
+            padd(out, pool, math.comb(e + n - 1, n - 1) * d ** (depth - e), budget=budget)
         return out, d ** (n + depth)
     if kind == "penetrate":
         stop1, go1 = as_values(miss, 1), as_values(hit, 1)
@@ -226,7 +269,7 @@ def dice_poly(node: Dice, n: int, depth: int, budget: Budget) -> tuple[Poly, int
         one: Poly = {}
         chain: Poly = {0: 1}
         for c in range(depth + 1):
-            padd(one, pmul(chain, stop, budget), d ** (depth - c))
+            padd(one, pmul(chain, stop, budget), d ** (depth - c), budget=budget)
             chain = pmul(chain, go, budget)
         return evaluate_pool([(n, one)], node.keep, score, budget), d ** ((depth + 1) * n)
     if kind == "once":  # each written die that hits adds one die that does not explode
