@@ -330,7 +330,7 @@ def test_a_card_total_is_what_its_dice_show(text):
         assert data["total"] == recompute(data["root"])
         check_values(data["root"])
         # a dropped die never counts, a counted die is kept
-        for d in [d for d in _dice(data["root"])]:
+        for d in _dice(data["root"]):
             assert d["kept"] or d["counted"] is None
 
 
@@ -413,18 +413,38 @@ def test_reroll_until_many_faces_is_quick_and_lands_on_the_rest():
 @pytest.mark.parametrize(
     ("text", "error", "fragment"),
     [
-        ("(" * 13 + "1" + ")" * 13, ex.ExpressionTooLargeError, "Nested more than 12 deep (position 13"),
+        (
+            "(" * 13 + "1" + ")" * 13,
+            ex.ExpressionTooLargeError,
+            "Nested more than 12 deep (position 13",
+        ),
         ("{" * 13 + "1" + "}" * 13, ex.ExpressionTooLargeError, "(position 13"),
-        ("1000000d6", ex.ExpressionTooLargeError, "1000000 dice is too many; the most one expression rolls is 100 (position 1"),
-        ("(100d6)d6", ex.ExpressionTooLargeError, "600 dice is too many; the most one expression rolls is 100 (position 1"),
+        (
+            "1000000d6",
+            ex.ExpressionTooLargeError,
+            "1000000 dice is too many; the most one expression rolls is 100 (position 1",
+        ),
+        (
+            "(100d6)d6",
+            ex.ExpressionTooLargeError,
+            "600 dice is too many; the most one expression rolls is 100 (position 1",
+        ),
         ("60d6 * 60d6", ex.ExpressionTooLargeError, "120 dice in all"),
         ("1d6!<=6", ex.ExpressionError, "never stop; explode on fewer faces (position 7"),
         ("1d6!!>=1", ex.ExpressionError, "never stop"),
-        ("1d6r<6", ex.ExpressionError, "rerolls every face of a d6, so it would never stop (position 6"),
+        (
+            "1d6r<6",
+            ex.ExpressionError,
+            "rerolls every face of a d6, so it would never stop (position 6",
+        ),
         ("1d6rr<7", ex.ExpressionError, "never stop"),
         ("2dFr>=-1", ex.ExpressionError, "Unexpected '-'"),
         ("1d6x>6", ex.ExpressionError, "A d6 never rolls 7 or more, so it could never explode"),
-        ("4d6kh3!", ex.ExpressionError, "Write explosions before keep/drop, like 4d6r1!kh3 (position 7"),
+        (
+            "4d6kh3!",
+            ex.ExpressionError,
+            "Write explosions before keep/drop, like 4d6r1!kh3 (position 7",
+        ),
         ("4d6!x", ex.ExpressionError, "Explode once per roll (position 5"),
         ("4d6r1ro2", ex.ExpressionError, "Reroll once or until, not both (position 6"),
         ("4d6f1", ex.ExpressionError, "give the success target first"),
@@ -443,12 +463,16 @@ def test_reroll_until_many_faces_is_quick_and_lands_on_the_rest():
         ("{1d6", ex.ExpressionError, "Unexpected end at position 5"),
         ("(1d4-5)d6", ex.ExpressionError, "can't be below 0 (position 1"),
         ("999999*999999", ex.ExpressionError, "Multiply by at most 1000"),
-        ("1d1000*1d1000*1d1000*1d1000", ex.ExpressionTooLargeError, "could pass 1,000,000,000; totals stay below it (position 21"),
+        (
+            "1d1000*1d1000*1d1000*1d1000",
+            ex.ExpressionTooLargeError,
+            "could pass 1,000,000,000; totals stay below it (position 21",
+        ),
         ("{" + ",".join(["1"] * 21) + "}", ex.ExpressionTooLargeError, "at most 20 expressions"),
         ("1d6\n+1", ex.ExpressionError, "one line"),
         ("{1d6}mi2", ex.ExpressionError, "'mi' works on dice, not on a set (position 6"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_is_refused_with_its_position(text, error, fragment):
     start = time.perf_counter()
     with pytest.raises(error) as caught:
