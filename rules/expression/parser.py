@@ -28,7 +28,6 @@ from rules.expression.tree import (
     FATE,
     MAX_CONSTANT,
     MAX_DICE,
-    MAX_EXPLOSIONS,
     MAX_LENGTH,
     MAX_MULTIPLIER,
     MAX_NESTING,
@@ -688,4 +687,4 @@ def _coerce(text_or_expr: str | Expression) -> Expression:
     return parse(text_or_expr)
 
 
-__all__ = ["MAX_EXPLOSIONS", "PARSE_CACHE_SIZE", "parse"]
+__all__ = ["PARSE_CACHE_SIZE", "parse"]
