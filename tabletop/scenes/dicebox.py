@@ -69,8 +69,9 @@ def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any
     tree = expression.parse(text)
     dist = expression.distribution(tree)
     if isinstance(tree.body, expression.Compare):  # 1 is success: its chance is the headline
-        return {"rows": odds_rows(dict(sorted(dist.items()))), "bands": total_bands(dist),
-                "chance": dist.get(1, Fraction(0)), "goal": "to succeed"}  # fmt: skip
+        rows = odds_rows(dict(sorted(dist.items())), labels={0: "failure", 1: "success"})
+        return {"rows": rows, "bands": total_bands(dist), "chance": dist.get(1, Fraction(0)),
+                "goal": "to succeed"}  # fmt: skip
     return {"rows": odds_rows(dict(sorted(dist.items()))), "bands": total_bands(dist)}
 
 

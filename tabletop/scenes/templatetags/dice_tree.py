@@ -284,6 +284,9 @@ def dice_tree_formula(result: Any) -> SafeString:
 
 @register.simple_tag
 def dice_box_examples() -> list[str]:
-    """The first example of each construct of the dice reference (``rules.expression.REFERENCE``)
-    for the dice box's quick fill."""
-    return [entry.examples[0] for entry in REFERENCE]
+    """An example of each group of the dice reference (``rules.expression.REFERENCE``), for the
+    dice box's quick fill."""
+    first: dict[str, str] = {}
+    for entry in REFERENCE:
+        first.setdefault(entry.group, entry.examples[0])
+    return list(first.values())
