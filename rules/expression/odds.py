@@ -202,9 +202,10 @@ def _counts(node: Any, depth: int, budget: pools.Budget, memo: dict) -> _Counts:
     elif cls is Dice:
         out = _dice(node, depth, budget, memo)
     elif cls is Sum:
-        out = _Counts(0, (1,), 1)
+        out = None
         for term in node.terms:
-            out = _convolve(out, _scale(_counts(term.operand, depth, budget, memo), term.sign))
+            part = _scale(_counts(term.operand, depth, budget, memo), term.sign)
+            out = part if out is None else _convolve(out, part)
     elif cls is Multiply and isinstance(node.right, Constant):
         out = _scale(_counts(node.left, depth, budget, memo), node.right.value)
     elif cls is Multiply and isinstance(node.left, Constant):
@@ -288,7 +289,7 @@ def _odds(expr: Expression, depth: int) -> _Counts:
         raise OddsTooCostlyError(refused)
     try:
         _check_cost(expr, depth)
-        return _counts(expr.body, depth, pools.Budget(str(expr)), {})
+        return _counts(expr.body, depth, pools.Budget(expr), {})
     except OddsTooCostlyError as error:
         if len(_REFUSED) > 1024:
             _REFUSED.clear()

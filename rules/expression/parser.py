@@ -66,6 +66,10 @@ _COMPARE = (">=", "<=", "==", ">", "<", "=")
 _LABEL_MAX = 40
 
 
+def _no_space() -> bool:
+    return False
+
+
 _NO_MODIFIERS = {"reroll": None, "explode": None, "clamp": None, "keep": None, "counting": None}
 
 
@@ -94,6 +98,9 @@ class _Parser:
         self.depth = 0
         self.dice_total = 0
         self.where: dict[str, int] = {}  # where each modifier of the dice being read is
+        if not any(ch.isspace() for ch in text):  # "4d6kh3": nothing to skip, ever
+            self.skip = _no_space
+            self.peek = self._peek_tight
 
     # --- reading characters ------------------------------------------------------------------
 
@@ -115,6 +122,9 @@ class _Parser:
         self.skip()
         return self.low[self.at] if self.at < self.n else ""
 
+    def _peek_tight(self) -> str:
+        return self.low[self.at] if self.at < self.n else ""
+
     def looking_at(self, word: str) -> bool:
         """Whether ``word`` comes next, whitespace allowed between its characters (the old
         dialect read ``4d6 d l 1``)."""
@@ -131,6 +141,9 @@ class _Parser:
         """Consume ``word`` (see ``looking_at``); its 1-based position."""
         self.skip()
         pos = self.at + 1
+        if self.low.startswith(word, self.at):  # the usual case: written without spaces
+            self.at += len(word)
+            return pos
         for ch in word:
             self.skip()
             assert self.low[self.at] == ch
@@ -250,15 +263,17 @@ class _Parser:
                 raise self.error(
                     f"Multiply by at most {MAX_MULTIPLIER} in one term", factors[-1][2]
                 )
-            return operand if multiplier == 1 else Multiply(operand, Constant(multiplier))
+            if multiplier == 1:
+                return operand
+            return _built(Multiply, left=operand, right=_built(Constant, value=multiplier))
         node = factors[0][0]
         for factor, op, pos in factors[1:]:
             if op == "/":
                 if isinstance(factor, Constant) and factor.value == 0:
                     raise self.error("Can't divide by zero", pos)
-                node = Divide(node, factor)
+                node = _built(Divide, left=node, right=factor, rounding="floor")
             else:
-                node = Multiply(node, factor)
+                node = _built(Multiply, left=node, right=factor)
             low, high = bounds(node)
             if max(abs(low), abs(high)) > MAX_TOTAL:
                 raise ExpressionTooLargeError(
@@ -273,7 +288,7 @@ class _Parser:
                 sign = -sign
             self.at += 1
         node = self.atom()
-        return node if sign > 0 else Sum((Term(-1, node),))
+        return node if sign > 0 else _built(Sum, terms=(_built(Term, sign=-1, operand=node),))
 
     def atom(self):
         ch = self.peek()
@@ -451,7 +466,8 @@ class _Parser:
                 raise self.error("Keep or drop once per roll", pos)
             if construct == "keep":
                 amount = 1
-                if self.peek() and self.peek() in _DIGITS:
+                ahead = self.peek()
+                if ahead and ahead in _DIGITS:
                     amount, _ = self.number("a number")
                 word = _KEEP_WORDS[spelling.kind]
                 if amount < 1:
@@ -542,7 +558,8 @@ class _Parser:
                 self.take(word)
                 op = word
                 break
-        if op is None and not (self.peek() and self.peek() in _DIGITS):
+        ahead = self.peek()
+        if op is None and not (ahead and ahead in _DIGITS):
             if spelling.default is None or faces is None:
                 raise self.unexpected(f"a comparison after {spelling.text or 'the dice'!r}")
             face = faces[-1] if spelling.default == "max" else faces[0]

@@ -42,8 +42,8 @@ MAX_POOL_SECONDS = 0.4
 class Budget:
     """Counts coefficient operations; refuses past ``MAX_POOL_WORK`` or ``MAX_POOL_SECONDS``."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, question: object) -> None:
+        self.question = question  # spelled out only in a refusal
         self.spent = 0
         self.deadline = time.perf_counter() + MAX_POOL_SECONDS
 
@@ -51,8 +51,8 @@ class Budget:
         self.spent += ops
         if self.spent > MAX_POOL_WORK or time.perf_counter() > self.deadline:
             raise OddsTooCostlyError(
-                f"The odds of {self.text} would take too long to work out exactly. It can still "
-                "be rolled."
+                f"The odds of {self.question} would take too long to work out exactly. It can "
+                "still be rolled."
             )
 
 

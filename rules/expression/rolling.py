@@ -275,6 +275,19 @@ def _compile(node):
             )
 
         return run_sum
+    if cls is Multiply and type(node.right) is Constant:  # "3d6*2": the old dialect's term
+        left_plan, factor = _compile(node.left), node.right.value
+        fixed = NumberResult("number", str(factor), factor)
+
+        def run_scaled(rng):
+            left = left_plan(rng)
+            return _frozen(
+                OperationResult,
+                {"kind": "multiply", "text": text, "value": left.value * factor, "left": left,
+                 "right": fixed},
+            )  # fmt: skip
+
+        return run_scaled
     if cls is Multiply or cls is Divide:
         left_plan, right_plan = _compile(node.left), _compile(node.right)
         kind = "multiply" if cls is Multiply else "divide"

@@ -67,6 +67,16 @@ def _is_whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _cached_hash(self: Any) -> int:
+    """A node's hash, worked out once: the odds' caches look a tree up by value, and a frozen
+    dataclass's own hash walks the whole tree every time."""
+    h = self.__dict__.get("_hash")
+    if h is None:
+        h = hash((type(self).__name__, *(getattr(self, f) for f in self.__dataclass_fields__)))
+        object.__setattr__(self, "_hash", h)
+    return h
+
+
 # --- conditions: which faces a modifier acts on -----------------------------------------------
 
 
@@ -74,6 +84,8 @@ def _is_whole(value: Any) -> bool:
 class Condition(Result):
     """Faces ``op value``; ``op`` is one of ``=``, ``>=``, ``<=`` (a strict ``>``/``<`` is read
     into one of these when parsed, by its spelling's meaning)."""
+
+    __hash__ = _cached_hash
 
     op: str
     value: int
@@ -110,6 +122,8 @@ class Reroll(Result):
     """Reroll a die showing a face that meets a condition: ``until`` it does not (``r``, ``rr``),
     or ``once`` (``ro``)."""
 
+    __hash__ = _cached_hash
+
     kind: str
     conditions: tuple[Condition, ...]
 
@@ -120,6 +134,8 @@ class Reroll(Result):
 @dataclass(frozen=True)
 class Explode(Result):
     """A die meeting the condition explodes (``kind``: see ``EXPLODE_KINDS``)."""
+
+    __hash__ = _cached_hash
 
     kind: str
     conditions: tuple[Condition, ...]
@@ -136,6 +152,8 @@ class Explode(Result):
 class Clamp(Result):
     """Each face counts at least ``minimum`` and at most ``maximum`` (``mi``/``min``,
     ``ma``/``max``)."""
+
+    __hash__ = _cached_hash
 
     minimum: int | None = None
     maximum: int | None = None
@@ -155,6 +173,8 @@ class Clamp(Result):
 @dataclass(frozen=True)
 class Keep(Result):
     """Keep or drop some dice by rank: ``kind`` is one of ``KEEP_KINDS``."""
+
+    __hash__ = _cached_hash
 
     kind: str
     count: int
@@ -180,6 +200,8 @@ class Select(Result):
     """Keep (``keep`` True) or drop the dice showing a face that meets a condition: d20's
     literal selectors, ``k>=3``, ``d<=2``."""
 
+    __hash__ = _cached_hash
+
     keep: bool
     conditions: tuple[Condition, ...]
 
@@ -192,6 +214,8 @@ class Count(Result):
     """Count dice instead of summing them: +1 for each kept die meeting ``success``, and for one
     meeting ``failure`` -1 (``subtract``: Roll20's ``f``, Foundry's ``df``) or, with no success
     condition, +1 (Foundry's ``cf`` counts failures)."""
+
+    __hash__ = _cached_hash
 
     success: tuple[Condition, ...] = ()
     failure: tuple[Condition, ...] = ()
@@ -216,6 +240,8 @@ class Count(Result):
 class Constant(Result):
     """A whole number written in the expression."""
 
+    __hash__ = _cached_hash
+
     value: int
 
     def __post_init__(self) -> None:
@@ -230,6 +256,8 @@ class Constant(Result):
 class Dice(Result):
     """``count`` dice (a number, or a node rolled first: ``(1d4+1)d6``) with ``sides`` faces
     (or ``"F"``: fate dice, -1/0/+1), each stage optional."""
+
+    __hash__ = _cached_hash
 
     count: Any  # int or a node
     sides: Any  # int or FATE
@@ -325,6 +353,8 @@ class SetRoll(Result):
     """A set of expressions, ``{a, b}`` (Roll20) or ``(a, b)`` (d20): keep/drop and counting
     apply to the items' totals; without them the set is the sum of its items."""
 
+    __hash__ = _cached_hash
+
     items: tuple[Any, ...]
     keep: Keep | Select | None = None
     counting: Count | None = None
@@ -352,6 +382,8 @@ class SetRoll(Result):
 class Term(Result):
     """One added (``sign`` +1) or subtracted (-1) part of a ``Sum``."""
 
+    __hash__ = _cached_hash
+
     sign: int
     operand: Any
 
@@ -368,6 +400,8 @@ class Term(Result):
 @dataclass(frozen=True)
 class Sum(Result):
     """Terms added and subtracted: ``3d6 + 2 - 1d4``."""
+
+    __hash__ = _cached_hash
 
     terms: tuple[Term, ...]
 
@@ -394,6 +428,8 @@ class Sum(Result):
 class Multiply(Result):
     """``left * right``."""
 
+    __hash__ = _cached_hash
+
     left: Any
     right: Any
 
@@ -410,6 +446,8 @@ ROUNDINGS = ("floor", "ceil", "round")
 class Divide(Result):
     """``left / right``, a whole number: rounded down unless written ``ceil(a/b)`` or
     ``round(a/b)``."""
+
+    __hash__ = _cached_hash
 
     left: Any
     right: Any
@@ -428,6 +466,8 @@ class Divide(Result):
 class Abs(Result):
     """``abs(x)``: the value without its sign."""
 
+    __hash__ = _cached_hash
+
     operand: Any
 
     def __str__(self) -> str:
@@ -437,6 +477,8 @@ class Abs(Result):
 @dataclass(frozen=True)
 class Label(Result):
     """``node [text]``: a label kept on the card, never in the total."""
+
+    __hash__ = _cached_hash
 
     operand: Any
     text: str
@@ -448,6 +490,8 @@ class Label(Result):
 @dataclass(frozen=True)
 class Compare(Result):
     """``left op right``: success (1) or failure (0)."""
+
+    __hash__ = _cached_hash
 
     left: Any
     op: str
@@ -496,6 +540,8 @@ def _wrap(node: Any, at_least: int) -> str:
 class Expression(Result):
     """The parse tree of a dice expression: its body (any node, or a ``Compare``) and the
     comment after ``#``; ``str()`` is its canonical form."""
+
+    __hash__ = _cached_hash
 
     body: Any
     comment: str | None = None
