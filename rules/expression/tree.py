@@ -9,6 +9,7 @@ node is its canonical text, and ``parse(str(tree)) == tree``.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,9 +73,16 @@ def _cached_hash(self: Any) -> int:
     dataclass's own hash walks the whole tree every time."""
     h = self.__dict__.get("_hash")
     if h is None:
-        h = hash((type(self).__name__, *(getattr(self, f) for f in self.__dataclass_fields__)))
+        cls = type(self)
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = operator.attrgetter(*cls.__dataclass_fields__)
+        h = hash((cls.__name__, fields(self)))
         object.__setattr__(self, "_hash", h)
     return h
+
+
+_FIELDS: dict[type, Any] = {}
 
 
 # --- conditions: which faces a modifier acts on -----------------------------------------------
