@@ -594,7 +594,7 @@ class _Parser:
                     f"{reroll} rerolls every face of a d{node.sides}, so it would never stop",
                     at_reroll,
                 )
-            if reroll.kind == "until" and hit:  # a few faces at most: rerolls are written out
+            if reroll.kind == "until" and hit and explode is not None:
                 landing = [f for f in faces if not matches(reroll.conditions, f)]
         if explode is not None:
             hit = _matching(explode.conditions, landing)
