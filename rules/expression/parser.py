@@ -58,6 +58,7 @@ from rules.expression.tree import (
     Term,
     bounds,
     matches,
+    replace,
     walk,
 )
 
@@ -641,29 +642,8 @@ def _advantage(body, keep: str, error):
             and node.counting is None
         ):
             twice = Dice(2, 20, node.reroll, node.explode, node.clamp, Keep(keep, 1))
-            return _replace(body, node, twice)
+            return replace(body, node, twice)
     raise error("adv and dis roll a single d20 twice: the expression needs a 1d20")
-
-
-def _replace(node, old, new):
-    """``node`` with the first ``old`` (by identity) replaced by ``new``."""
-    if node is old:
-        return new
-    if isinstance(node, Sum):
-        return Sum(tuple(Term(t.sign, _replace(t.operand, old, new)) for t in node.terms))
-    if isinstance(node, Multiply):
-        return Multiply(_replace(node.left, old, new), _replace(node.right, old, new))
-    if isinstance(node, Divide):
-        return Divide(_replace(node.left, old, new), _replace(node.right, old, new), node.rounding)
-    if isinstance(node, Compare):
-        return Compare(_replace(node.left, old, new), node.op, _replace(node.right, old, new))
-    if isinstance(node, Abs | Label):
-        inner = _replace(node.operand, old, new)
-        return Abs(inner) if isinstance(node, Abs) else Label(inner, node.text)
-    if isinstance(node, SetRoll):
-        items = tuple(_replace(i, old, new) for i in node.items)
-        return SetRoll(items, node.keep, node.counting)
-    return node
 
 
 #: Texts whose trees are kept: a table rolls the same few expressions all night.

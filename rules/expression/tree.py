@@ -603,6 +603,32 @@ def walk(node: Any) -> list[Any]:
     return out
 
 
+def replace(node: Any, old: Any, new: Any) -> Any:
+    """``node`` with ``old`` (found by identity) replaced by ``new``: Avrae's ``adv`` turns the
+    first 1d20 into 2d20kh1."""
+    if node is old:
+        return new
+    if isinstance(node, Sum):
+        return Sum(tuple(Term(t.sign, replace(t.operand, old, new)) for t in node.terms))
+    if isinstance(node, Multiply):
+        return Multiply(replace(node.left, old, new), replace(node.right, old, new))
+    if isinstance(node, Divide):
+        return Divide(replace(node.left, old, new), replace(node.right, old, new), node.rounding)
+    if isinstance(node, Compare):
+        return Compare(replace(node.left, old, new), node.op, replace(node.right, old, new))
+    if isinstance(node, Abs):
+        return Abs(replace(node.operand, old, new))
+    if isinstance(node, Label):
+        return Label(replace(node.operand, old, new), node.text)
+    if isinstance(node, SetRoll):
+        return SetRoll(tuple(replace(i, old, new) for i in node.items), node.keep, node.counting)
+    if isinstance(node, Dice) and not _is_whole(node.count):
+        count = replace(node.count, old, new)
+        return Dice(count, node.sides, node.reroll, node.explode, node.clamp, node.keep,
+                    node.counting)  # fmt: skip
+    return node
+
+
 def bounds(node: Any) -> tuple[int, int]:
     """The lowest and highest value ``node`` can take (explosions at the cap): cheap interval
     arithmetic, for the caps."""
