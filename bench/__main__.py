@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from bench import long_log, roll_costs, rolls_speed, rules_speed
+from bench import expression_language, long_log, roll_costs, rolls_speed, rules_speed
 from bench.fanout import run as fanout
 
 if __name__ == "__main__":
@@ -18,6 +18,7 @@ if __name__ == "__main__":
     started = time.monotonic()
     failed = rules_speed.main()
     failed |= rolls_speed.main(calls=200 if quick else None)
+    failed |= expression_language.main("run")  # the dice language against d20 and icepool
     failed |= roll_costs.run_isolated()  # a few seconds, the same in a quick run
     failed |= long_log.run_isolated()  # about 40 s: 5,000 events played, then the page
     failed |= fanout.main(quick=quick)

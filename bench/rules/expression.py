@@ -15,6 +15,7 @@ from typing import Any
 
 import icepool
 
+from bench.expression_language import _shared
 from bench.rules import Case
 from rules import expression as ex
 
@@ -100,4 +101,18 @@ def cases() -> list[Case]:
         ]
     ]
     out.append(Case(label="expression summary 3d6! + 1d4 + 5", ours=_summary("3d6! + 1d4 + 5")))
+    # Issue 36's notation: the shared expressions of bench/expression_language.py that are new,
+    # each against icepool where icepool can say it.
+    known = {text for text, _ in pooled} | {"3d6! + 1d4 + 5", "4d6!kh3", "10d6!>=5kh3", "1d6!"}
+    for text, _, build in _shared():
+        if text in known:
+            continue
+        out.append(
+            Case(
+                label=f"expression {text}",
+                ours=_ours(text),
+                icepool=build,
+                same_answer=_same_dist if build is not None else None,
+            )
+        )
     return out

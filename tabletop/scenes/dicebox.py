@@ -1,4 +1,5 @@
-"""The free-form dice box: ``3d6+2``, ``4d10k2``, ``2d6!``, offered in every system.
+"""The free-form dice box: ``3d6+2``, ``4d10k2``, ``2d6!``, ``8d6>3``, ``1d20+5 >= 15`` (the whole
+notation: ``rules.expression``, the page ``/dice/``), offered in every system.
 
 Its statistics bands are its totals, lowest (the "worst") to highest, from the exact
 distribution of ``rules.expression``; a wide spread is grouped into ranges of about equal
@@ -26,11 +27,12 @@ RANGE = "–"
 def roll(*, data: dict[str, Any], character: Any, ruleset: Any, rng: Any) -> RollOutcome:
     text = field_str(data, "expression", label="Dice expression", max_length=200)
     result = expression.roll(text, rng=rng)
-    return RollOutcome(
-        title=str(result.expression) if hasattr(result, "expression") else text,
-        summary=str(result.total),
-        detail=result.to_dict(),
-    )
+    detail = result.to_dict()
+    if "success" in detail:  # a comparison with a target, "1d20+5 >= 15": its outcome
+        outcome = "success" if detail["success"] else "failure"
+        summary = f"{outcome.capitalize()} ({detail['left']} {detail['op']} {detail['target']})"
+        return RollOutcome(str(result.expression), summary, detail, outcome)
+    return RollOutcome(title=str(result.expression), summary=str(result.total), detail=detail)
 
 
 def total_bands(dist: Mapping[int, Fraction]) -> list[tuple[str, Fraction]]:
@@ -66,7 +68,12 @@ def total_landed(outcome: RollOutcome, keys: tuple[str, ...]) -> str | None:
 
 def odds(*, data: dict[str, Any], character: Any, ruleset: Any) -> dict[str, Any]:
     text = field_str(data, "expression", label="Dice expression", max_length=200)
-    dist = expression.distribution(text)
+    tree = expression.parse(text)
+    dist = expression.distribution(tree)
+    if isinstance(tree.body, expression.Compare):  # 1 is success: its chance is the headline
+        rows = odds_rows(dict(sorted(dist.items())), labels={0: "failure", 1: "success"})
+        return {"rows": rows, "bands": total_bands(dist), "chance": dist.get(1, Fraction(0)),
+                "goal": "to succeed"}  # fmt: skip
     return {"rows": odds_rows(dict(sorted(dist.items()))), "bands": total_bands(dist)}
 
 

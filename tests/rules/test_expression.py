@@ -18,17 +18,58 @@ from hypothesis import strategies as st
 
 from rules import core
 from rules import expression as ex
-from rules.expression import Constant, Dice, Expression, Keep, Term
+from rules.expression import (
+    Condition,
+    Constant,
+    Dice,
+    Explode,
+    Expression,
+    Keep,
+    Multiply,
+    Sum,
+    Term,
+)
 from tests.rules.stats import chi_square_p_value
 from tests.support.dice import Always, Faces
 
 
+def old_dice(count, sides, explode_at=None, keep=None):
+    """The old dialect's dice: ``!`` (on the top face) or ``!>=N``, and keep/drop by rank."""
+    explode = None
+    if explode_at is not None:
+        op = "=" if explode_at == sides else ">="
+        explode = Explode("add", (Condition(op, explode_at),))
+    return Dice(count, sides, explode=explode, keep=keep)
+
+
 def dice_term(count, sides, explode_at=None, keep=None, sign=1, multiplier=1):
-    return Term(sign, Dice(count, sides, explode_at, keep), multiplier)
+    operand = old_dice(count, sides, explode_at, keep)
+    if multiplier != 1:
+        operand = Multiply(operand, Constant(multiplier))
+    return Term(sign, operand)
 
 
 def number(value, sign=1):
     return Term(sign, Constant(value))
+
+
+def tree(terms):
+    """An expression of the old dialect's terms, as the parser builds it."""
+    terms = tuple(terms)
+    if len(terms) == 1 and terms[0].sign > 0:
+        return Expression(terms[0].operand)
+    return Expression(Sum(terms))
+
+
+def old_terms(expr):
+    """(operand, sign times multiplier) of each top-level term of the old dialect."""
+    out = []
+    for term in expr.terms:
+        op, factor = term.operand, term.sign
+        if isinstance(op, Multiply):
+            op, factor = op.left, factor * op.right.value
+        out.append((op, factor))
+    return out
 
 
 # --- parsing ------------------------------------------------------------------------------------
@@ -55,7 +96,7 @@ def number(value, sign=1):
         ("--+2", [number(2)]),
         ("2*3d6", [dice_term(3, 6, multiplier=2)]),
         ("3d6*2*5", [dice_term(3, 6, multiplier=10)]),
-        ("2*3", [Term(1, Constant(2), 3)]),
+        ("2*3", [Term(1, Multiply(Constant(2), Constant(3)))]),
         ("d6*0", [dice_term(1, 6, multiplier=0)]),
         (
             "3d6! + 1d4 + 5",
@@ -67,7 +108,7 @@ def number(value, sign=1):
     ],
 )
 def test_parse_every_form(text, terms):
-    assert ex.parse(text) == Expression(tuple(terms))
+    assert ex.parse(text) == tree(terms)
 
 
 @pytest.mark.parametrize(
@@ -93,17 +134,16 @@ def test_canonical_form(text, canonical):
 @pytest.mark.parametrize(
     ("text", "error", "fragment"),
     [
-        ("3d6x", ex.ExpressionError, "Unexpected 'x' at position 4 in '3d6x'"),
+        ("3d6y", ex.ExpressionError, "Unexpected 'y' at position 4 in '3d6y'"),
         ("3d6+", ex.ExpressionError, "Unexpected end at position 5 in '3d6+'"),
-        ("(1d6)", ex.ExpressionError, "Unexpected '(' at position 1"),
+        ("(1d6", ex.ExpressionError, "Unexpected end at position 5 in '(1d6'; expected ',' or ')'"),
         ("3d", ex.ExpressionError, "at position 3 in '3d'; expected the number of sides"),
-        ("3d6 >= 2", ex.ExpressionError, "Unexpected '>=' at position 5"),
-        ("2d6!>", ex.ExpressionError, "Unexpected '>' at position 5"),
+        ("3d6 >= 2 >= 1", ex.ExpressionError, "Compare only once (position 10"),
+        ("2d6!>", ex.ExpressionError, "Unexpected end at position 6"),
         ("d6!>=", ex.ExpressionError, "Unexpected end at position 6"),
-        ("4d6k", ex.ExpressionError, "position 5 in '4d6k'; expected how many dice to keep"),
-        ("4d6kh3!", ex.ExpressionError, "position 7 in '4d6kh3!'; expected +, -, * or the end"),
-        ("4d6kh3!", ex.ExpressionError, "explosion before keep/drop"),
-        ("4d6kh3kl1", ex.ExpressionError, "Unexpected 'kl' at position 7"),
+        ("4d6kh3!", ex.ExpressionError, "position 7 in '4d6kh3!'"),
+        ("4d6kh3!", ex.ExpressionError, "Write explosions before keep/drop"),
+        ("4d6kh3kl1", ex.ExpressionError, "Keep or drop once per roll (position 7"),
         ("3 4", ex.ExpressionError, "Unexpected '4' at position 3"),
         ("\u0663d6", ex.ExpressionError, "at position 1"),  # an Arabic-Indic digit three
         ("0d6", ex.ExpressionError, "Roll at least 1 die (got 0) (position 1 in '0d6')"),
@@ -124,7 +164,7 @@ def test_canonical_form(text, canonical):
         ("d6!>=1", ex.ExpressionError, "(position 6 in 'd6!>=1')"),
         ("d6!1", ex.ExpressionError, "every face"),
         ("d6!>=7", ex.ExpressionError, "A d6 never rolls 7 or more"),
-        ("2d6*3d6", ex.ExpressionError, "Dice can only be multiplied by a number (position 5"),
+        ("1d6/0", ex.ExpressionError, "Can't divide by zero (position 4"),
         ("d6*1001", ex.ExpressionError, "Multiply by at most 1000"),
         ("1000001", ex.ExpressionError, "1000001 is too big"),
         ("", ex.ExpressionError, "Type a dice expression"),
@@ -158,8 +198,8 @@ def test_non_text_is_refused(value):
         lambda: Dice(0, 6),
         lambda: Dice(True, 6),
         lambda: Dice(3, 1),
-        lambda: Dice(3, 6, explode_at=1),
-        lambda: Dice(3, 6, explode_at=7),
+        lambda: Dice(3, 6, clamp=None, keep=Keep("dl", 3)),
+        lambda: Condition(">", 3),
         lambda: Dice(3, 6, keep=Keep("kh", 4)),
         lambda: Dice(3, 6, keep="kh2"),
         lambda: Keep("xx", 1),
@@ -168,10 +208,9 @@ def test_non_text_is_refused(value):
         lambda: Constant(1.5),
         lambda: Term(2, Constant(1)),
         lambda: Term(1, "3d6"),
-        lambda: Term(1, Constant(1), 1001),
         lambda: Expression(()),
-        lambda: Expression((number(1),) * (ex.MAX_TERMS + 1)),
-        lambda: Expression((dice_term(60, 6), dice_term(41, 6))),
+        lambda: Sum((number(1),) * (ex.MAX_TERMS + 1)),
+        lambda: Expression(Sum((dice_term(60, 6), dice_term(41, 6)))),
     ],
 )
 def test_trees_built_by_hand_are_checked_too(build):
@@ -263,7 +302,7 @@ def test_roll_to_dict_is_plain_json():
     result = ex.roll("4d6!kh3 + 2", rng=random.Random(9))
     data = json.loads(json.dumps(result.to_dict()))
     assert data["total"] == result.total
-    assert data["terms"][0]["dice"][0].keys() == {
+    assert data["root"]["terms"][0]["dice"][0].keys() == {
         "sides",
         "rolled",
         "value",
@@ -271,8 +310,11 @@ def test_roll_to_dict_is_plain_json():
         "exploded",
         "bonus",
         "source",
+        "rerolled",
+        "chain",
+        "counted",
     }
-    assert ex.parse("4d6kh3").to_dict()["terms"][0]["operand"]["keep"] == {
+    assert ex.parse("4d6kh3").to_dict()["body"]["keep"] == {
         "kind": "kh",
         "count": 3,
     }
@@ -315,12 +357,11 @@ def brute_term(dice: Dice, depth: int):
 
 def brute(text: str, depth: int = ex.MAX_EXPLOSIONS):
     dist, tail_free = {0: Fraction(1)}, Fraction(1)
-    for term in ex.parse(text).terms:
-        if isinstance(term.operand, Constant):
-            part, tail = {term.operand.value: Fraction(1)}, Fraction(0)
+    for op, factor in old_terms(ex.parse(text)):
+        if isinstance(op, Constant):
+            part, tail = {op.value: Fraction(1)}, Fraction(0)
         else:
-            part, tail = brute_term(term.operand, depth)
-        factor = term.sign * term.multiplier
+            part, tail = brute_term(op, depth)
         nxt: Counter = Counter()
         for (x, px), (y, py) in itertools.product(dist.items(), part.items()):
             nxt[x + factor * y] += px * py
@@ -534,18 +575,20 @@ def small_dice(draw):
             keep = Keep(kind, draw(st.integers(1, count)))
         elif count > 1:
             keep = Keep(kind, draw(st.integers(1, count - 1)))
-    return Dice(count, sides, explode_at, keep)
+    return old_dice(count, sides, explode_at, keep)
+
+
+def _small_term(sign, operand, multiplier):
+    return Term(sign, operand if multiplier == 1 else Multiply(operand, Constant(multiplier)))
 
 
 small_terms = st.builds(
-    Term,
+    _small_term,
     st.sampled_from([1, -1]),
     small_dice() | st.builds(Constant, st.integers(0, 5)),
     st.sampled_from([1, 1, 1, 2]),
 )
-small_expressions = st.lists(small_terms, min_size=1, max_size=3).map(
-    lambda terms: Expression(tuple(terms))
-)
+small_expressions = st.lists(small_terms, min_size=1, max_size=3).map(tree)
 
 
 def messy(text: str, draw) -> str:
@@ -573,8 +616,7 @@ def test_odds_sum_to_one_and_cover_every_roll(expr, seed):
     # Each term stays within the depth with the negative-binomial chance that its n dice
     # explode at most twice (each die explodes with chance h/s).
     within = Fraction(1)
-    for term in expr.terms:
-        op = term.operand
+    for op, _ in old_terms(expr):
         if isinstance(op, Dice) and op.explode_at:
             p = Fraction(op.sides - op.explode_at + 1, op.sides)
             n = op.count
@@ -588,11 +630,13 @@ def test_odds_sum_to_one_and_cover_every_roll(expr, seed):
     for _ in range(5):
         result = ex.roll(expr, rng=rng)
         assert result.total in dist
-        for term, rolled in zip(expr.terms, result.terms, strict=True):
-            if isinstance(term.operand, Dice):
-                kept = sum(d.kept for d in rolled.dice)
-                assert kept <= len(rolled.dice)
-                assert len(rolled.dice) >= term.operand.count
+        for (op, _), rolled in zip(old_terms(expr), result.terms, strict=True):
+            if isinstance(op, Dice):
+                dice = ex.ExpressionResult(
+                    "", 0, rolled.node if rolled.node.kind == "dice" else rolled.node.left
+                ).dice
+                assert sum(d.kept for d in dice) <= len(dice)
+                assert len(dice) >= op.count
 
 
 # --- chi-square: rolls against their own exact odds ---------------------------------------------

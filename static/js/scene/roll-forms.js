@@ -91,7 +91,23 @@ export function setField(form, name, value) {
   }
 }
 
+// The dice box's examples (its form's "Examples", from the dice reference): a click puts the
+// example in the expression field, and the odds are asked for it.
+function fillExample(button) {
+  const form = button.closest("form");
+  const field = form ? form.querySelector("input[name='expression']") : null;
+  if (!field) { return; }
+  field.value = button.getAttribute("data-dice-example");
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+  field.focus({ preventScroll: true });
+}
+
 export function listen() {
+  document.addEventListener("click", function (evt) {
+    const button = evt.target.closest ? evt.target.closest("button[data-dice-example]") : null;
+    if (button) { fillExample(button); }
+  });
+
   document.addEventListener("change", function (evt) {
     const target = evt.target;
     if (target && target.tagName === "SELECT" && target.querySelector("option[data-sets]")) {

@@ -126,6 +126,22 @@ def _what_befell(
     if d.get("exploded"):
         notes.append("exploded")
         states.append("exploded")
+    # the dice box's dice (rules.expression): faces rerolled away, a compounded chain, a face
+    # that counts otherwise than it shows (min/max, a penetrating explosion's die)
+    rerolled = d.get("rerolled")
+    if isinstance(rerolled, list) and rerolled:
+        notes.append("rerolled " + ", ".join(str(r) for r in rerolled if _int(r) is not None))
+        states.append("rerolled")
+    chain = d.get("chain")
+    if isinstance(chain, list) and len(chain) > 1:
+        notes.append("compounded " + " + ".join(str(f) for f in chain if _int(f) is not None))
+    elif (
+        "chain" in d
+        and not d.get("bonus")
+        and _int(d.get("rolled")) is not None
+        and d.get("rolled") != d.get("value")
+    ):
+        notes.append(f"rolled {d.get('rolled')}")
     for words, state in own:
         notes.append(words)
         states.append(state)

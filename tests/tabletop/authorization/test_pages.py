@@ -35,6 +35,10 @@ PUBLIC = {
     "password_reset_done",
     "password_reset_confirm",
     "password_reset_complete",
+    # the dice reference (issue 36): documentation, its examples roll for anyone (nothing is
+    # recorded); an expression of one's own needs a login (test_dice_expressions.py)
+    "dice_reference",
+    "dice_reference_roll",
 }
 
 
