@@ -59,11 +59,17 @@ def _character_record(character: Any) -> dict[str, Any]:
         "campaign": character.campaign.name,
         "system": character.campaign.system,
         "sheet": json.loads(json.dumps(fields, default=str)),
+        "saved_rolls": [_saved_roll(r) for r in character.saved_rolls.all()],
     }
 
 
+def _saved_roll(roll: Any) -> dict[str, str]:
+    return {"name": roll.name, "expression": roll.expression}
+
+
 def account_export(*, user: Any) -> bytes:
-    """A zip of what is theirs: ``characters.json`` (every character they own, with its sheet)
+    """A zip of what is theirs: ``characters.json`` (every character they own, with its sheet
+    and saved rolls), ``saved_rolls.json`` (their own rolls in each campaign)
     and one session ledger per scene they can see (``ledgers/<campaign>-<scene>.json``, the
     same file the scene page gives them)."""
     buffer = io.BytesIO()
@@ -72,6 +78,9 @@ def account_export(*, user: Any) -> bytes:
             _character_record(c) for c in user.characters.select_related("campaign").order_by("pk")
         ]
         archive.writestr("characters.json", json.dumps(characters, indent=2, ensure_ascii=False))
+        own = user.saved_rolls.filter(character__isnull=True).select_related("campaign")
+        rolls = [{"campaign": r.campaign.name, **_saved_roll(r)} for r in own]
+        archive.writestr("saved_rolls.json", json.dumps(rolls, indent=2, ensure_ascii=False))
         scenes = Scene.objects.filter(campaign__memberships__user=user).select_related("campaign")
         for scene in scenes.order_by("campaign_id", "pk"):
             viewer = viewer_for(campaign=scene.campaign, user=user)
@@ -84,7 +93,8 @@ def account_export(*, user: Any) -> bytes:
             "README.txt",
             f"What {user.get_username()} had at the table, exported "
             f"{timezone.now():%Y-%m-%d %H:%M} UTC.\n"
-            "characters.json: your characters and their sheets.\n"
+            "characters.json: your characters, their sheets and saved rolls.\n"
+            "saved_rolls.json: the rolls you keep for yourself in each campaign.\n"
             "ledgers/: each scene's session ledger as you could see it; check one with\n"
             "`python manage.py verify_ledger FILE`.\n",
         )

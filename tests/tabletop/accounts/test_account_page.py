@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tabletop.accounts.models import LoginSession
-from tabletop.characters.models import Character
+from tabletop.characters.models import Character, SavedRoll
 from tabletop.scenes import actions as scene_actions
 from tabletop.scenes import ledger
 from tabletop.scenes.actions.talk import chat
@@ -157,9 +157,19 @@ def played_table():
     """A table where alice and bob have characters and alice spoke, whispered and rolled."""
     table = make_table()
     for user in (table.alice, table.bob):
-        Character.objects.create(
+        hero = Character.objects.create(
             campaign=table.campaign, owner=user, name=f"{user.username}'s hero"
         )
+        SavedRoll.objects.create(
+            campaign=table.campaign,
+            owner=user,
+            character=hero,
+            name="Longsword",
+            expression="1d20+5",
+        )
+    SavedRoll.objects.create(
+        campaign=table.campaign, owner=table.alice, name="Luck", expression="1d100"
+    )
     chat(scene=table.scene, actor=table.alice, text="We go in at dawn.", to=[])
     chat(scene=table.scene, actor=table.alice, text="psst, bob", to=[table.bob.pk])
     scene_actions.roll(
@@ -188,6 +198,10 @@ def test_the_download_holds_their_characters_and_each_scenes_ledger():
     archive = zipfile.ZipFile(io.BytesIO(response.content))
     characters = json.loads(archive.read("characters.json"))
     assert [c["sheet"]["name"] for c in characters] == ["alice's hero"]  # not bob's
+    assert characters[0]["saved_rolls"] == [{"name": "Longsword", "expression": "1d20+5"}]
+    assert json.loads(archive.read("saved_rolls.json")) == [
+        {"campaign": "Vault", "name": "Luck", "expression": "1d100"}
+    ]
     [ledger_name] = [n for n in archive.namelist() if n.startswith("ledgers/")]
     doc = json.loads(archive.read(ledger_name))
     assert doc["exported_for"] == "alice"
