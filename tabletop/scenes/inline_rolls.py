@@ -19,8 +19,9 @@ from django.core.exceptions import ValidationError
 from rules import expression
 from rules.core import Rng
 
-#: An inline roll: the text between ``[[`` and the first ``]]`` on the same line.
-INLINE_ROLL = re.compile(r"\[\[(.*?)\]\]")
+#: An inline roll: the text between ``[[`` and its ``]]``, which may hold labels in brackets of
+#: their own (``[[2d6+3 [fire]]]``: the label's ``]`` is not the roll's end).
+INLINE_ROLL = re.compile(r"\[\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\]")
 #: Most inline rolls in one line (a turn's attacks and damage, with room to spare).
 MAX_INLINE_ROLLS = 10
 

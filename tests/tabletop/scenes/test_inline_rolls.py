@@ -155,6 +155,20 @@ def test_totals_equal_the_dice_and_ten_rolls_fit(table):
     assert shown_totals(said(event.public)) == ["5"] * MAX_INLINE_ROLLS
 
 
+def test_an_inline_roll_may_carry_a_label_in_brackets_of_its_own(table):
+    event = actions.chat(
+        scene=table.scene,
+        actor=table.alice,
+        text="I hit for [[2d6+3 [fire]]] and [[1d4 [cold]]]!",
+        to=[],
+        rng=Faces((6, 2), (6, 5), (4, 1)),
+    )
+    rolls = event.public["rolls"]
+    assert [r["total"] for r in rolls] == [10, 1]
+    assert all("[" in r["expression"] for r in rolls)  # the labels stayed with their rolls
+    assert event.public["text"].endswith("]]!")  # nothing of either roll is left outside
+
+
 def test_the_ledger_shows_each_result_in_the_lines_text_and_still_verifies(table, client):
     actions.chat(
         scene=table.scene, actor=table.bob, text="Damage: [[1d8+3]]!", to=[], rng=dice(8, 6)
