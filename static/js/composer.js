@@ -35,6 +35,7 @@
     "/r 2d6+1: roll in the open. /gmr: private to the GM. /br: blind (only the GM sees it). /sr: only you.",
     "/r longsword: make a saved roll by name (your character's first, then your own); save them on the character's page or the campaign's.",
     "[[1d20+5]] anywhere in a line, an emote or a whisper rolls there, for whoever sees the line (at most 10 a line).",
+    "Dice speak Roll20, Foundry and Avrae: 2d20kh, 4d6d1, 8d6>3, 4dF, 2d10x, 1d20rr1, {1d20,1d20}kh1, 1d20+5 adv, 1d8+3 [fire], 1d20+5 >= 15.",
     "//text sends a line that starts with a slash.",
     "/help: this list."
   ];

@@ -32,3 +32,18 @@ def test_an_example_fills_the_dice_box_and_rolls_with_its_outcome(browser: Brows
     expect(card.locator(".roll-summary")).to_contain_text("(")
     outcome = card.locator(".compare-outcome").inner_text()
     expect(card.locator(".roll-summary")).to_contain_text(outcome.capitalize())
+
+
+def test_help_lists_the_notation_and_links_the_dice_reference(browser: Browser, server, paths):
+    seat = Seat(browser, server, "bob", next(iter(paths.values())))
+    page = seat.page
+    box = page.get_by_label("Message")
+    box.fill("/help")
+    box.press("Enter")
+    status = page.locator("#composer-status")
+    expect(status).to_contain_text("1d20+5 >= 15")
+    link = status.get_by_role("link", name="The dice reference: every spelling, with examples")
+    assert link.get_attribute("href") == "/dice/"
+    reference = page.context.new_page()
+    reference.goto(server.url + link.get_attribute("href"))
+    expect(reference.get_by_role("heading", name="Dice reference", exact=True)).to_be_visible()

@@ -46,6 +46,18 @@ function composerStatus(kind, lines) {
       li.textContent = line;
       ul.appendChild(li);
     });
+    // The dice reference: every spelling, each with an example that rolls.
+    const reference = status.getAttribute("data-dice-reference");
+    if (reference) {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = reference;
+      a.target = "_blank";
+      a.rel = "noopener";
+      a.textContent = "The dice reference: every spelling, with examples";
+      li.appendChild(a);
+      ul.appendChild(li);
+    }
     status.appendChild(ul);
   }
 }
