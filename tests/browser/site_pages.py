@@ -132,6 +132,9 @@ PAGES: tuple[SitePage, ...] = (
     *(SitePage(f"campaign-settings-{s}", "campaigns:settings", "/campaigns/{s[campaign]}/settings/", GM, system=s) for s in SYSTEMS),  # noqa: E501
     *(SitePage(f"scene-gm-{s}", "scenes:detail", "/scenes/{s[scene]}/", GM, system=s) for s in SYSTEMS),  # noqa: E501
     *(SitePage(f"scene-player-{s}", "scenes:detail", "/scenes/{s[scene]}/", PLAYER, system=s) for s in SYSTEMS),  # noqa: E501
+    # --- the dice reference: anyone's and a member's (who may try expressions of their own) -----
+    SitePage("dice-reference", "dice_reference", "/dice/", ANONYMOUS),
+    SitePage("dice-reference-player", "dice_reference", "/dice/", PLAYER),
     # --- the dice statistics: each system's campaign (GM), a player's, a scene's -----------------
     *(SitePage(f"stats-campaign-gm-{s}", "stats:campaign", "/stats/campaigns/{s[campaign]}/", GM, system=s) for s in SYSTEMS),  # noqa: E501
     SitePage("stats-campaign-player", "stats:campaign", "/stats/campaigns/{s[campaign]}/", PLAYER, system="conductor"),  # noqa: E501
@@ -161,6 +164,7 @@ NOT_PAGES: dict[str, str] = {
     "scenes:open": "POST only; it redirects to the scene",
     "scenes:close": "POST only; it redirects to the scene",
     "scenes:odds": "an htmx fragment of the scene page's roll forms",
+    "dice_reference_roll": "an htmx fragment of the dice reference page (a demonstration roll)",
     "scenes:earlier": "an htmx fragment of the scene page's log",
     "scenes:ledger_json": "a download (the session ledger), linked from the scene page's head",
     "scenes:ledger_md": "a download (the session ledger), linked from the scene page's head",
