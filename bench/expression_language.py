@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from typing import Any
 import d20
 import icepool
 
+from bench.rules_speed import median_ms
 from rules import expression as ex
 
 OUT = Path(__file__).parent / "out"
@@ -88,18 +88,6 @@ def _fastest_us(fn: Callable[[], Any], *, calls: int) -> float:
     return best
 
 
-def _median_ms(fn: Callable[[], Any], *, runs: int, budget_s: float = 2.0) -> float:
-    times = []
-    deadline = time.perf_counter() + budget_s
-    for _ in range(runs):
-        start = time.perf_counter_ns()
-        fn()
-        times.append((time.perf_counter_ns() - start) / 1e6)
-        if time.perf_counter() > deadline:
-            break
-    return statistics.median(times)
-
-
 def _as_dist(die: Any) -> dict[int, Fraction]:
     total = die.denominator()
     return {int(o): Fraction(die.quantity(o), total) for o in die.outcomes() if die.quantity(o)}
@@ -139,7 +127,7 @@ def measure(*, calls: int = 400, runs: int = 7) -> list[dict[str, Any]]:
                 lambda t=ours: _roll_with_breakdown(t, seeded), calls=calls
             )
             try:
-                row["odds_ms"] = _median_ms(lambda t=ours: _uncached_odds(t), runs=runs)
+                row["odds_ms"] = median_ms(lambda t=ours: _uncached_odds(t), runs=runs)
                 ours_dist = ex.distribution(ours)
             except ex.OddsTooCostlyError as error:
                 row["odds_refused"] = str(error)
@@ -154,7 +142,7 @@ def measure(*, calls: int = 400, runs: int = 7) -> list[dict[str, Any]]:
             roller.roll(theirs)
             row["d20_roll_us"] = _fastest_us(lambda t=theirs: roller.roll(t).result, calls=calls)
         if build is not None:
-            row["icepool_ms"] = _median_ms(lambda b=build: _as_dist(b()), runs=max(3, runs // 2))
+            row["icepool_ms"] = median_ms(lambda b=build: _as_dist(b()), runs=max(3, runs // 2))
             if "odds_ms" in row and ours_dist is not None:
                 row["same_odds"] = ours_dist == _as_dist(build())
         rows.append(row)
