@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from tabletop.accounts.models import LoginSession
-from tabletop.accounts.throttle import client_address
+from tabletop.accounts.throttle import NO_ADDRESS, client_address
 from tabletop.scenes.sockets import end_user_sockets
 
 
@@ -22,12 +22,13 @@ def session_started(*, request: HttpRequest, user: Any) -> LoginSession | None:
     key = getattr(getattr(request, "session", None), "session_key", None)
     if not key:
         return None
+    address = client_address(request)
     found, _ = LoginSession.objects.update_or_create(
         session_key=key,
         defaults={
             "user": user,
             "started_at": timezone.now(),
-            "address": client_address(request)[:45],
+            "address": address if address != NO_ADDRESS else "",
             "device": request.META.get("HTTP_USER_AGENT", "")[:200],
         },
     )

@@ -67,11 +67,18 @@ def _valid(address: str) -> bool:
     return True
 
 
+#: The address of a request that has none (a test client's login, a unix socket): a valid
+#: stand-in, as the attempts' column (an inet on PostgreSQL) takes only addresses.
+NO_ADDRESS = "0.0.0.0"
+
+
 def client_address(request: HttpRequest) -> str:
     """The client's address: the peer's, unless the peer is a trusted proxy (``TRUSTED_PROXIES``);
     then the nearest address in X-Forwarded-For that no trusted proxy owns. Entries further left
     are the client's own say and are never believed (anyone can send the header)."""
-    peer = request.META.get("REMOTE_ADDR", "") or "unknown"
+    peer = request.META.get("REMOTE_ADDR", "")
+    if not _valid(peer):
+        return NO_ADDRESS
     if not _is_trusted(peer):
         return peer
     forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]

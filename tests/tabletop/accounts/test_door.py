@@ -197,6 +197,8 @@ def test_an_operator_lifts_a_lock_with_axes_reset_username(client, sam):
         ("10.0.0.2", "203.0.113.1, 10.0.0.3", "203.0.113.1"),  # through two proxies
         ("10.0.0.2", "", "10.0.0.2"),
         ("10.0.0.2", "not-an-address", "10.0.0.2"),
+        ("", "203.0.113.1", "0.0.0.0"),  # no peer at all (a test client's login): a stand-in
+        ("unix:/run/daphne.sock", "", "0.0.0.0"),
     ],
 )
 def test_the_forwarded_address_is_believed_only_from_a_trusted_proxy(
