@@ -28,7 +28,7 @@ from tabletop.scenes.due import FollowUp, follow_up
 from tabletop.scenes.kit import writes_event_first
 from tabletop.scenes.models import Scene
 from tabletop.scenes.rows import character_for_roll
-from tabletop.scenes.values import whole
+from tabletop.scenes.values import row_number, whole
 
 Data = Mapping[str, Any]
 
@@ -144,7 +144,9 @@ class Member(Field):
                 return None
             raise ValidationError(self.what)
         character = (
-            Character.objects.of_campaign(scene.campaign).filter(pk=whole(raw, self.what)).first()
+            Character.objects.of_campaign(scene.campaign)
+            .filter(pk=row_number(raw, self.what))
+            .first()
         )
         if character is None:
             raise ValidationError("That character is not in this campaign.")

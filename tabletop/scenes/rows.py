@@ -14,7 +14,7 @@ from tabletop.characters.models import Character, sheet_joins, sheet_model
 from tabletop.scenes import fastpath
 from tabletop.scenes.access import require_player
 from tabletop.scenes.models import Audience, Scene, SceneEvent, with_sheet
-from tabletop.scenes.values import whole
+from tabletop.scenes.values import row_number
 
 
 def character_for_roll(*, scene: Scene, actor: Any, character_id: Any) -> Character | None:
@@ -43,7 +43,7 @@ def lock_roll(scene: Scene, seq: Any, what: str) -> SceneEvent:
         # of=("self",): PostgreSQL can't lock the nullable side of the character join.
         SceneEvent.objects.select_for_update(of=("self",))
         .select_related(*sheet_joins(scene.campaign.system), "scene__campaign")
-        .filter(scene=scene, seq=whole(seq, "Which roll?"))
+        .filter(scene=scene, seq=row_number(seq, "Which roll?"))
         .first()
     )
     if event is not None:
@@ -88,7 +88,7 @@ def foe_for(scene: Scene, raw: Any) -> Character | None:
 def _of_campaign(scene: Scene, raw: Any, what: str, missing: str, **only: Any) -> Character:
     """The campaign's character ``raw`` names (a whole number, else ``what`` as the error),
     of those matching ``only``; ``missing`` as the error when there is none."""
-    found = Character.objects.of_campaign(scene.campaign).filter(pk=whole(raw, what), **only)
+    found = Character.objects.of_campaign(scene.campaign).filter(pk=row_number(raw, what), **only)
     character = found.first()
     if character is None:
         raise ValidationError(missing)

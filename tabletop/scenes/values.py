@@ -17,6 +17,18 @@ def whole(raw: Any, what: str) -> int:
         raise ValidationError(f"{what} (a whole number)") from None
 
 
+#: The widest whole number a database compares with a row's id or seq (a 64-bit integer): past
+#: it SQLite refuses the whole query, an error where the player meant a row that is not there.
+ROW_NUMBER_MAX = 2**63 - 1
+
+
+def row_number(raw: Any, what: str) -> int:
+    """``whole`` for a row's id or seq: a number no row can have reads as 0, which names none
+    (the caller's own "not found" follows)."""
+    number = whole(raw, what)
+    return number if -ROW_NUMBER_MAX <= number <= ROW_NUMBER_MAX else 0
+
+
 def sheet_int(value: Any) -> int:
     """A number from a sheet's JSON (anything else counts 0)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -35,7 +35,8 @@ The names, by what a system does with them:
   ``is_latest_roll``, ``lock_roll``); who may act (``require_open``, ``require_player``,
   ``campaign_character``, ``character_for_roll``, ``character_locked``:
   ``character_locked(model, pk)``, a sheet model's row locked); form values (``whole``,
-  ``sheet_int``, ``form_list``); the dice (``game_dice``); ``canonical_json``.
+  ``row_number`` for a row's id or seq, ``sheet_int``, ``form_list``); the dice
+  (``game_dice``); ``canonical_json``.
 - **Its procedure views**: ``ProcedureView``; the turn tracker's (``turns_state``,
   ``require_started``, ``close_pending``, ``TurnExtras``, ``TURNS_VIEW``,
   ``turn_participant_id``).
@@ -125,7 +126,7 @@ from tabletop.scenes.rows import (
     is_latest_roll,
     lock_roll,
 )
-from tabletop.scenes.values import form_list, sheet_int, whole
+from tabletop.scenes.values import form_list, row_number, sheet_int, whole
 from tabletop.systems import Currency, DieReading, Rollable, System, register
 
 
@@ -231,5 +232,6 @@ __all__ = [
     "turn_participant_id",
     "turns_state",
     "whole",
+    "row_number",
     "with_sheet",
 ]

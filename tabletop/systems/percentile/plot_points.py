@@ -37,6 +37,7 @@ from tabletop.systems.api import (
     record_event,
     require_latest_roll,
     roll_data,
+    row_number,
     scene_action,
     whole,
     with_sheet,
@@ -178,7 +179,7 @@ def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
         # of=("self",): PostgreSQL can't lock the nullable side of the character join.
         SceneEvent.objects.select_for_update(of=("self",))
         .select_related("character__percentile_sheet", "scene__campaign")
-        .filter(scene=scene, seq=whole(seq, "Which spend?"), kind="plot_spend")
+        .filter(scene=scene, seq=row_number(seq, "Which spend?"), kind="plot_spend")
         .first()
     )
     if event is None:

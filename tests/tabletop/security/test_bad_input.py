@@ -328,6 +328,19 @@ async def test_known_commands_with_bad_fields_are_whole_or_nothing(table, seats,
     await assert_whole_or_nothing(sock, table.scene, text)
 
 
+async def test_ids_and_seqs_past_any_rows_are_refused_as_missing(table, seats):
+    # A whole number wider than a database integer names no row: refused as not there (SQLite
+    # refused the whole query, a server error; Hypothesis found it with a foe of 2**64).
+    alice = seats.alice
+    for field, said in (("foe", "That foe is not in this campaign"), ("character", "campaign")):
+        for number in (2**63, 2**64, -(2**70)):
+            roll = {**ROLL_1D6, "roll_kind": "conductor_attack"}
+            frame = await assert_refused(alice, table.scene, with_field(roll, field, str(number)))
+            assert said in frame, frame[:300]
+    for command in ("reveal", "spend"):
+        await assert_refused(alice, table.scene, f'{{"command": "{command}", "seq": {2**64}}}')
+
+
 async def test_non_finite_numbers_are_refused_as_json(table, seats):
     # Not JSON (RFC 8259), so no parser behind the consumer ever meets an infinite float.
     alice = seats.alice
