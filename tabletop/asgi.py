@@ -4,7 +4,9 @@ A page load answers within PAGE_ANSWER_SECONDS, if only with a 503 page saying t
 waiting on its database (tabletop/bounded.py).
 
 Sockets pass AllowedHostsOriginValidator (a foreign or missing Origin is refused) and
-AuthMiddlewareStack (the Django session identifies the user) before any consumer runs.
+SessionMiddlewareStack (the Django session, not read yet) before the consumer, which reads the
+session's user with what else the socket needs (tabletop/scenes/opening.py): Channels'
+AuthMiddleware would read the user on a database thread first.
 """
 
 import gc
@@ -15,9 +17,9 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tabletop.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry)
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs the app registry)
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from tabletop.bounded import BoundedPages  # noqa: E402
 from tabletop.routing import websocket_urlpatterns  # noqa: E402
@@ -31,7 +33,7 @@ application = ProtocolTypeRouter(
     {
         "http": BoundedPages(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

@@ -30,6 +30,7 @@ from tabletop.scenes import actions, beats, command_threads, outage, selectors
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.deliver import REPLAY_LIMIT
 from tabletop.scenes.fragments import error_frame
+from tabletop.scenes.opening import newest_seq, open_scene
 from tabletop.scenes.sockets import session_mark, user_sockets_group
 
 log = logging.getLogger(__name__)
@@ -135,8 +136,15 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.scene_id = int(self.scope["url_route"]["kwargs"]["scene_id"])
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        try:
+            # Authorised once, from the session: who is asking and what they may see.
+            opening = await open_scene(self.scope["session"], self.scene_id)
+        except (OperationalError, InterfaceError) as exc:
+            outage.database.failed(exc)  # the handshake is refused; the page tries again
+            await self.close()
+            return
+        user = opening.user
+        if not user.is_authenticated:
             # The login ended while the page was away (expired, logged out elsewhere): say so,
             # so the page offers the way back instead of retrying for ever.
             await self.accept()
@@ -144,9 +152,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             self.ended = True  # a frame that arrives before the close is not a command
             await self.close(code=4401)
             return
-        access = await database_sync_to_async(selectors.scene_access)(
-            scene_id=self.scene_id, user=user
-        )
+        access = opening.access
         if access is None:
             await self.close(code=4403)
             return
@@ -170,7 +176,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.commands: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
         self.worker = asyncio.ensure_future(self._work())
         await self.accept()
-        await database_sync_to_async(actions.presence_join)(
+        await actions.presence_arrive(
             scene_id=self.scene_id, user=user, channel_name=self.channel_name
         )
         beats.announce_presence(self.scene_id)
@@ -244,6 +250,8 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                 follow_up = await command_threads.run_in_scene(
                     self.scene_id,
                     actions.run_command,
+                    # A roll or a chat line (its one write is its event) is tried on the loop.
+                    on_loop_first=actions.COMMANDS[command].checks_scene,
                     command=command,
                     scene_id=self.scene_id,
                     user=self.user,
@@ -315,7 +323,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             except Exception as exc:  # down: its groups expire (settings.CHANNEL_LAYERS)
                 outage.layer.failed(exc)
         try:
-            await database_sync_to_async(actions.presence_leave)(channel_name=self.channel_name)
+            await actions.presence_depart(channel_name=self.channel_name)
         except (OperationalError, InterfaceError) as exc:
             outage.database.failed(exc)  # its presence row goes stale and drops out
         await beats.announce_departure(self.scene_id)
@@ -334,7 +342,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         if isinstance(last_seq, bool) or not isinstance(last_seq, int) or last_seq < 0:
             raise ClientError("hello needs last_seq, the newest seq you have (a whole number).")
         async with self.catching_up:
-            newest = await database_sync_to_async(selectors.scene_last_seq)(scene_id=self.scene_id)
+            newest = await newest_seq(self.scene_id)
             if newest - last_seq > REPLAY_LIMIT:
                 await self.send_json({"type": "reload", "reason": "too far behind"})
                 await self.close()
@@ -369,7 +377,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         if self.cursor is None:
             return
         if newest is None:
-            newest = await database_sync_to_async(selectors.scene_last_seq)(scene_id=self.scene_id)
+            newest = await newest_seq(self.scene_id)
         async with self.catching_up:
             if self.cursor < newest:
                 await self._catch_up(newest)

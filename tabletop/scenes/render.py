@@ -272,10 +272,9 @@ def visible_page(
         below = batch[-1].seq
 
 
-def visible_events(
-    *, scene: Scene, viewer: Viewer, after_seq: int = 0
-) -> list[tuple[SceneEvent, Visibility]]:
-    """The events a viewer may see after ``after_seq``, in order (page load and replay)."""
+def every_event(*, scene: Scene, after_seq: int = 0) -> list[SceneEvent]:
+    """Every event of the scene after ``after_seq``, in order, read for its cards (whoever may
+    see them: ``visibility`` decides per viewer)."""
     events = (
         SceneEvent.objects.filter(scene=scene, seq__gt=after_seq)
         .select_related("actor", *_with_sheets(scene), "parent")
@@ -285,7 +284,16 @@ def visible_events(
     out = []
     for event in events:
         event.scene = scene  # the cards ask for the campaign's system: no query per card
-        with_sheet(event)
+        out.append(with_sheet(event))
+    return out
+
+
+def visible_events(
+    *, scene: Scene, viewer: Viewer, after_seq: int = 0
+) -> list[tuple[SceneEvent, Visibility]]:
+    """The events a viewer may see after ``after_seq``, in order (page load and replay)."""
+    out = []
+    for event in every_event(scene=scene, after_seq=after_seq):
         vis = visibility(event, viewer)
         if vis is not None:
             out.append((event, vis))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -12,10 +14,11 @@ from django.utils import timezone
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes import fastpath
-from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.models import Presence, Scene
-from tabletop.scenes.render import render_frame, visible_events
-from tabletop.scenes.tools import render_tools_and_views
+from tabletop.scenes.audiences import Viewer, Visibility, visibility
+from tabletop.scenes.models import Presence, Scene, SceneEvent
+from tabletop.scenes.procedures import render_procedure_views
+from tabletop.scenes.render import Renders, every_event, render_frame, visible_events
+from tabletop.scenes.tools import render_tools, render_tools_and_views
 
 
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
@@ -36,17 +39,78 @@ def scene_last_seq(*, scene_id: int) -> int:
 def replay_frames(
     *, scene_id: int, viewer: Viewer, after_seq: int, upto_seq: int | None = None
 ) -> list[str]:
-    """Frames for what the viewer missed after ``after_seq`` (rendered as not live)."""
-    scene = Scene.objects.select_related("campaign").get(pk=scene_id)
-    frames = []
-    for event, _vis in visible_events(scene=scene, viewer=viewer, after_seq=after_seq):
-        if upto_seq is not None and event.seq > upto_seq:
-            break
-        frames.append(render_frame(event, viewer, live=False))
+    """Frames for what the viewer missed after ``after_seq`` (rendered as not live).
+
+    With ``upto_seq`` (a socket's catch-up) the events come from the scene's tail: read and
+    rendered once for every socket of the scene that asks for the same stretch within
+    ``TAIL_SECONDS`` (a table reconnecting after a restart asks eight times), each viewer
+    getting only what ``visibility`` gives them (``render.Renders``)."""
+    if upto_seq is None:
+        scene = Scene.objects.select_related("campaign").get(pk=scene_id)
+        return _frames(visible_events(scene=scene, viewer=viewer, after_seq=after_seq), viewer)
+    tail = _tail(scene_id, after_seq, upto_seq)
+    frames = [
+        render_frame(event, viewer, live=False, renders=tail.renders)
+        for event in tail.events
+        if visibility(event, viewer) is not None
+    ]
     if frames:
         # Replayed frames don't carry the tools; one current copy brings them up to date.
-        frames.append(render_tools_and_views(scene, viewer, oob=True))
+        # (``render_tools_and_views``, with the tools rendered once for the GM and once for
+        # the players, and the scene's state as read with the tail).
+        if viewer.is_gm not in tail.tools:
+            tail.tools[viewer.is_gm] = render_tools(tail.scene, is_gm=viewer.is_gm, oob=True)
+        views = render_procedure_views(tail.scene, viewer, oob=True)
+        frames.append(tail.tools[viewer.is_gm] + "".join(views))
     return frames
+
+
+def _frames(events: list[tuple[SceneEvent, Visibility]], viewer: Viewer) -> list[str]:
+    frames = [render_frame(event, viewer, live=False) for event, _vis in events]
+    if frames:
+        frames.append(render_tools_and_views(events[0][0].scene, viewer, oob=True))
+    return frames
+
+
+#: How long the stretch of a scene's log read for one socket's catch-up serves the others.
+TAIL_SECONDS = 5.0
+TAILS = 256  # the most kept at once
+
+
+@dataclass
+class _Tail:
+    scene: Scene
+    events: list[SceneEvent]
+    renders: Renders
+    read_at: float
+    tools: dict[bool, str] = field(default_factory=dict)
+
+
+_tails: dict[tuple[int, int, int], _Tail] = {}
+_tails_lock = threading.Lock()
+
+
+def _tail(scene_id: int, after_seq: int, upto_seq: int) -> _Tail:
+    """The scene's events in (after_seq, upto_seq] as read at most TAIL_SECONDS ago, every one
+    of them (each viewer's are picked by ``visibility``). What changes an event changes it with
+    a later event, whose frame brings the change to every socket; a catch-up a moment old
+    shows what the table saw a moment ago, as a live frame would have."""
+    now = time.monotonic()
+    key = (scene_id, after_seq, upto_seq)
+    with _tails_lock:
+        for stale in [k for k, t in _tails.items() if now - t.read_at > TAIL_SECONDS]:
+            del _tails[stale]
+        found = _tails.get(key)
+    if found is not None:
+        return found
+    scene = Scene.objects.select_related("campaign").get(pk=scene_id)
+    events = [e for e in every_event(scene=scene, after_seq=after_seq) if e.seq <= upto_seq]
+    found = _Tail(scene, events, Renders(scene), now)
+    with _tails_lock:
+        _tails[key] = found
+        while len(_tails) > TAILS:
+            del _tails[next(iter(_tails))]
+    return found
 
 
 def presence_stale_after() -> timedelta:

@@ -17,9 +17,12 @@ import time
 
 import psycopg
 import pytest
+import websockets
 from django.conf import settings
+from websockets.exceptions import InvalidStatus
 
 from tabletop.scenes.consumers import ANSWER_WITHIN_SECONDS
+from tabletop.scenes.fastpath import onloop
 from tests.servers import ROOT, PrivatePostgres, Server
 from tests.services.conftest import PRIVATE_DATABASE
 from tests.services.live import LiveTable, SceneClient, last_line, until
@@ -148,6 +151,9 @@ async def test_after_a_restart_the_next_command_on_every_pooled_connection_succe
 
     answers = await burst(2)  # 2 x THREADS commands, THREADS at a time
     assert [answer.get("error") for answer in answers] == [None] * len(answers), answers
+    # A socket opening after the restart: the loop's kept connection was cut too (onloop).
+    late = await table.join("alice")
+    assert late.errors == []
     after = rolls_by_scene(private_postgres)
     assert after == {scene_id: count + 2 for scene_id, count in before.items()}  # each once
     # The table's own scene: everyone converges on what the database holds, in order.
@@ -176,6 +182,7 @@ async def test_a_paused_database_gets_every_command_and_page_answered_in_bounded
     paused_at = time.monotonic()
     try:
         page = asyncio.ensure_future(asyncio.to_thread(timed_page, table, "alice"))
+        opening = asyncio.ensure_future(timed_opening(table, "alice"))
         sent = []
         for client in (gm, alice, gm, alice):
             sent.append((client, await client.roll_with_id(), time.monotonic()))
@@ -189,6 +196,10 @@ async def test_a_paused_database_gets_every_command_and_page_answered_in_bounded
         assert status == 503, body[:300]
         assert "waiting on its database" in body
         assert took <= settings.PAGE_ANSWER_SECONDS + MARGIN
+        # A socket that opens meanwhile is refused within the loop's bound (the page tries
+        # again), never left waiting on its handshake.
+        how, took = await opening
+        assert how == "refused 403" and took <= onloop.WITHIN_SECONDS + MARGIN, (how, took)
         # The fault lasts 10 s in all, whatever came back sooner.
         await asyncio.sleep(max(0.0, 10 - (time.monotonic() - paused_at)))
     finally:
@@ -216,6 +227,23 @@ async def test_a_paused_database_gets_every_command_and_page_answered_in_bounded
         assert client.seqs() == list(range(1, newest + 1))
     status, _, _ = await asyncio.to_thread(timed_page, table, "alice")
     assert status == 200
+    again = await table.join("alice")  # and sockets open again
+    await again.wait_for_seq(newest)
+
+
+async def timed_opening(table: LiveTable, who: str) -> tuple[str, float]:
+    """How one handshake of ``who``'s scene socket ended, and when (no retry)."""
+    began = time.monotonic()
+    try:
+        async with websockets.connect(
+            f"{table.server.ws_url}/ws/scenes/{table.scene_id}/",
+            origin=table.server.url,
+            additional_headers={"Cookie": f"sessionid={table.cookies[who]}"},
+            open_timeout=30,
+        ):
+            return "opened", time.monotonic() - began
+    except InvalidStatus as exc:
+        return f"refused {exc.response.status_code}", time.monotonic() - began
 
 
 def timed_page(table: LiveTable, who: str) -> tuple[int, str, float]:

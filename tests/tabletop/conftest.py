@@ -67,6 +67,9 @@ def fast_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
         pytest.skip("PostgreSQL's fast paths: `make test-services`; the portable twin ran here")
     chosen = next(p for p in (fastpath.PORTABLE, fastpath.POSTGRESQL) if p.name == request.param)
     monkeypatch.setattr(fastpath, "paths", lambda: chosen)
+    # A socket's opening and presence: on the event loop with PostgreSQL's paths, on the
+    # database thread with the portable twin's (fastpath.onloop).
+    monkeypatch.setenv("LOOP_STATEMENTS", "1" if chosen is fastpath.POSTGRESQL else "0")
     return chosen
 
 
@@ -77,6 +80,26 @@ def _no_scene_kept_from_another_test(monkeypatch: pytest.MonkeyPatch):
     from tabletop.scenes.fastpath import scenes
 
     monkeypatch.setattr(scenes, "_seen", {})
+
+
+@pytest.fixture(autouse=True)
+def _no_tail_kept_from_another_test(monkeypatch: pytest.MonkeyPatch):
+    # Nor any stretch of a scene's log read for a catch-up (selectors._tails): a new test's
+    # scene may have an earlier test's id.
+    from tabletop.scenes import selectors
+
+    monkeypatch.setattr(selectors, "_tails", {})
+
+
+@pytest.fixture(autouse=True)
+def _no_loop_connection_left():
+    # A socket's statements on PostgreSQL run on connections of the test's own event loop
+    # (fastpath.onloop), which ends with the test: close them, or the test database could not
+    # be dropped at the end of the run.
+    yield
+    from tabletop.scenes.fastpath import onloop
+
+    onloop.close_all()
 
 
 @pytest.fixture(autouse=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from typing import Any
 
+from channels.db import database_sync_to_async
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connections, transaction
 from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
@@ -16,6 +18,7 @@ from tabletop.scenes import command_threads, selectors
 from tabletop.scenes.access import require_gm
 from tabletop.scenes.audiences import scene_group
 from tabletop.scenes.due import settle_due_in
+from tabletop.scenes.fastpath import onloop
 from tabletop.scenes.fragments import presence_frame
 from tabletop.scenes.models import Presence, Scene
 from tabletop.scenes.record import record_event
@@ -91,6 +94,44 @@ def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:
 def presence_leave(*, channel_name: str) -> None:
     """Forget a closed socket; the caller announces it (``beats.announce_departure``)."""
     Presence.objects.filter(channel_name=channel_name).delete()
+
+
+async def presence_arrive(*, scene_id: int, user: Any, channel_name: str) -> None:
+    """``presence_join`` from a socket: on the event loop where it can (``fastpath.onloop``),
+    else on the database thread."""
+    if not onloop.available():
+        await database_sync_to_async(presence_join)(
+            scene_id=scene_id, user=user, channel_name=channel_name
+        )
+        return
+    insert, _ = _presence_sql()
+    await onloop.execute(insert, [scene_id, user.pk, channel_name, timezone.now()])
+
+
+async def presence_depart(*, channel_name: str) -> None:
+    """``presence_leave`` from a socket, on the event loop where it can."""
+    if not onloop.available():
+        await database_sync_to_async(presence_leave)(channel_name=channel_name)
+        return
+    _, delete = _presence_sql()
+    await onloop.execute(delete, [channel_name])
+
+
+@functools.cache
+def _presence_sql() -> tuple[str, str]:
+    """The presence row's INSERT (as ``presence_join``'s) and DELETE, built from the model."""
+    quote = connections["default"].ops.quote_name
+    meta = Presence._meta
+    table = quote(meta.db_table)
+    channel = quote(meta.get_field("channel_name").column)
+    columns = ", ".join(
+        quote(meta.get_field(name).column) for name in ("scene", "user", "channel_name")
+    )
+    insert = (
+        f"INSERT INTO {table} ({columns}, {quote(meta.get_field('last_seen').column)}) "
+        "VALUES (%s, %s, %s, %s)"
+    )
+    return insert, f"DELETE FROM {table} WHERE {channel} = %s"
 
 
 @dataclass(frozen=True)

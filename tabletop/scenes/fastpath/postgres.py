@@ -17,7 +17,7 @@ from django.db.models import Model, Q
 from django.db.models.sql import UpdateQuery
 
 from tabletop.campaigns.models import Campaign
-from tabletop.scenes.fastpath import statements
+from tabletop.scenes.fastpath import onloop, statements
 from tabletop.scenes.fastpath.paths import (
     NEW_HEAD,
     EventInsert,
@@ -77,24 +77,33 @@ class _Statements(EventInsert):
         plan = self.plan(connection)
         values = self.values(event, connection)
         head = event.ledger_hash or None
-        with connection.cursor() as cursor:
-            if check is not None and after is not None:
-                scene = check.scene
-                rows = {"s": scene, "c": scene.campaign}
-                as_seen = [
-                    f.get_db_prep_value(getattr(rows[alias], f.attname), connection)
-                    for alias, f in plan["seen_fields"]
-                ]
-                moved = [event.seq, head or after[1], event.scene_id, *as_seen, check.user_id]
-                cursor.execute(plan["seen"], [*moved, *values])
-            elif after is not None:
-                moved = [event.seq, head or after[1], event.scene_id, *after]
-                cursor.execute(plan["numbered"], [*moved, *values])
-            elif head:
-                cursor.execute(plan["with_head"], [head, event.scene_id, *values])
-            else:
-                cursor.execute(plan["insert"], values)
-            row = cursor.fetchone()
+        if check is not None and after is not None:
+            scene = check.scene
+            rows = {"s": scene, "c": scene.campaign}
+            as_seen = [
+                f.get_db_prep_value(getattr(rows[alias], f.attname), connection)
+                for alias, f in plan["seen_fields"]
+            ]
+            moved = [event.seq, head or after[1], event.scene_id, *as_seen, check.user_id]
+            sql, params = plan["seen"], [*moved, *values]
+        elif after is not None:
+            moved = [event.seq, head or after[1], event.scene_id, *after]
+            sql, params = plan["numbered"], [*moved, *values]
+        elif head:
+            sql, params = plan["with_head"], [head, event.scene_id, *values]
+        else:
+            sql, params = plan["insert"], values
+        if onloop.running_command() and not connection.in_atomic_block:
+            # A command on the loop (``onloop.run_command``): the statement, atomic on its
+            # own, is awaited on the loop's connection instead of this thread's.
+            found = onloop.wait_for(onloop.fetch(sql, params, within=None))
+            row = found[0] if found else None
+            if row is not None:
+                onloop.wrote_here()
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
+                row = cursor.fetchone()
         if row is None:
             return False  # another event came first: the scene's row is as it was
         written(event, row[0], connection)

@@ -1,0 +1,297 @@
+"""Statements on the event loop (PostgreSQL): a few asynchronous connections per loop
+(psycopg's async API), for the statements a socket's opening and its presence need, so a socket
+that opens never waits for a database thread.
+
+Every socket opening used to hop to Channels' one database thread four times (the session, the
+user, the scene, its presence) and once more for its hello: 800 sockets of a table restart
+queued 4,000 hops behind each other, and each hop handed the GIL over twice (bench/README.md,
+"The socket's opening on the loop"). Here a statement is awaited on the loop like a Redis call.
+
+A statement is bounded (``WITHIN_SECONDS``): a stalled database is a quick error, never a socket
+waiting for ever. Errors come out as Django's (``django.db.OperationalError`` and its kin), so
+callers handle them as they handle the ORM's. A connection that broke (the server restarted)
+is dropped, and the statement runs once more on a new one.
+
+The SQLite default has no such connection (``available`` says so): its callers take the
+database thread, as before. ``LOOP_STATEMENTS=0`` does the same on PostgreSQL (for measuring
+one against the other), and ``LOOP_COMMANDS=0`` keeps the commands alone on their threads.
+
+Commands run here too (``run_command``): a roll or a chat line on a scene as this process last
+saw it is a synchronous action whose one write is a statement of the fast path; run in a
+greenlet on the loop's thread, it hands that statement to the loop (``wait_for``) instead of
+blocking, so it never hops to a command thread and back, nor waits for the GIL after each
+round trip (bench/README.md, "Commands on the loop").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import os
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import greenlet
+import psycopg
+from django.core.exceptions import SynchronousOnlyOperation
+from django.db import connections
+from django.db import utils as django_errors
+from psycopg.pq import TransactionStatus
+
+log = logging.getLogger(__name__)
+
+IDLE = TransactionStatus.IDLE
+T = TypeVar("T")
+
+#: Connections each event loop keeps open at most (a socket's opening holds one for one
+#: statement; more would only queue in the server).
+CONNECTIONS_PER_LOOP = int(os.environ.get("LOOP_DATABASE_CONNECTIONS", "4"))
+#: A statement on the loop is given up after this long (a stalled or paused database): within
+#: daphne's 5 s for a socket's handshake (``--websocket_connect_timeout``), so a socket that
+#: opens meanwhile is refused with an answer (403) and its page tries again, where daphne would
+#: cut the connection without one.
+WITHIN_SECONDS = 3.0
+
+
+def available() -> bool:
+    """Whether statements can run on the loop: PostgreSQL, and not switched off."""
+    if os.environ.get("LOOP_STATEMENTS", "1") == "0":
+        return False
+    return connections["default"].vendor == "postgresql"
+
+
+def commands_available() -> bool:
+    """Whether commands may run on the loop (``run_command``): where statements can, unless
+    ``LOOP_COMMANDS=0`` (for measuring one against the other)."""
+    return available() and os.environ.get("LOOP_COMMANDS", "1") != "0"
+
+
+class _Connections:
+    """One loop's connections: at most ``CONNECTIONS_PER_LOOP`` at once, kept while they work."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.free: list[psycopg.AsyncConnection] = []
+        self.every: set[psycopg.AsyncConnection] = set()
+        self.slots = asyncio.Semaphore(CONNECTIONS_PER_LOOP)
+
+    async def _connect(self) -> psycopg.AsyncConnection:
+        params = connections["default"].get_connection_params()
+        params.pop("cursor_factory", None)  # a sync cursor class; async cursors are psycopg's own
+        # The time zone Django sets on its own connections (``_configure_timezone``), given at
+        # connect: no statement more.
+        if zone := connections["default"].timezone_name:
+            params["options"] = f"{params.get('options', '')} -c TimeZone={zone}".strip()
+        # Parameters bound on the client, as Django's cursors bind them: the same SQL and values
+        # run here as on a database thread.
+        conn = await psycopg.AsyncConnection.connect(
+            autocommit=True, cursor_factory=psycopg.AsyncClientCursor, **params
+        )
+        self.every.add(conn)
+        return conn
+
+    async def take(self) -> tuple[psycopg.AsyncConnection, bool]:
+        """A connection (waiting for a slot), and whether it was kept from before: a kept one
+        may have been cut since. Give it back with ``give_back``."""
+        await self.slots.acquire()
+        try:
+            if self.free:
+                return self.free.pop(), True
+            return await self._connect(), False
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def give_back(self, conn: psycopg.AsyncConnection) -> None:
+        """Keep the connection for the next statement if it is in order, else close it."""
+        if conn in self.every and not conn.broken and conn.info.transaction_status == IDLE:
+            self.free.append(conn)
+        else:
+            self.drop(conn)
+        self.slots.release()
+
+    def drop(self, conn: psycopg.AsyncConnection) -> None:
+        self.every.discard(conn)
+        with contextlib.suppress(ValueError):
+            self.free.remove(conn)  # closed before it was given back: not kept
+        # Closed at once, without waiting on a server that may not answer.
+        conn.pgconn.finish()
+
+    def close(self) -> None:
+        for conn in list(self.every):
+            self.drop(conn)
+
+
+_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Connections] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _here() -> _Connections:
+    loop = asyncio.get_running_loop()
+    found = _loops.get(loop)
+    if found is None:
+        for old in [old for old in _loops if old.is_closed()]:
+            _loops.pop(old).close()
+        found = _loops[loop] = _Connections(loop)
+    return found
+
+
+def close_all() -> None:
+    """Close every loop's connections (a test database can be dropped only once none is open;
+    the next statement opens a new one)."""
+    for found in list(_loops.values()):
+        found.close()
+    _loops.clear()
+
+
+#: Django's database errors by name, the most particular first (psycopg's have the same names).
+_DJANGO_ERRORS = (
+    "DataError",
+    "IntegrityError",
+    "InternalError",
+    "ProgrammingError",
+    "NotSupportedError",
+    "OperationalError",
+    "InterfaceError",
+    "DatabaseError",
+)
+
+
+def _django_error(exc: BaseException) -> django_errors.Error:
+    """The error as Django's wrapper would raise it from the ORM."""
+    if isinstance(exc, TimeoutError):
+        return django_errors.OperationalError(
+            f"the database did not answer within {WITHIN_SECONDS:g} s"
+        )
+    names = {k.__name__ for k in type(exc).__mro__}
+    for name in _DJANGO_ERRORS:
+        if name in names:
+            return getattr(django_errors, name)(*exc.args)
+    return django_errors.Error(*exc.args)
+
+
+async def _statement(
+    here: _Connections,
+    conn: psycopg.AsyncConnection,
+    sql: str,
+    params: Sequence[Any],
+    fetch: bool,
+    within: float | None,
+) -> list[tuple[Any, ...]]:
+    async def run() -> list[tuple[Any, ...]]:
+        cursor = await conn.execute(sql, params)
+        return await cursor.fetchall() if fetch else []
+
+    running = asyncio.ensure_future(run())
+    finished = False
+    try:
+        finished = bool((await asyncio.wait({running}, timeout=within))[0])
+    finally:
+        if not finished:
+            # Closed first: cancelled while its statement runs, psycopg asks the server to
+            # cancel it and waits for the answer (up to 10 s from a paused server); on a
+            # closed connection it stops at once.
+            here.drop(conn)
+            running.cancel()
+    if not finished:
+        raise TimeoutError
+    return running.result()
+
+
+async def _run(
+    sql: str, params: Sequence[Any], fetch: bool, within: float | None
+) -> list[tuple[Any, ...]]:
+    here = _here()
+    for attempt in (1, 2):
+        try:
+            async with asyncio.timeout(within):  # a free connection, or a new one
+                conn, kept_before = await here.take()
+        except (psycopg.Error, TimeoutError) as exc:
+            raise _django_error(exc) from exc
+        try:
+            return await _statement(here, conn, sql, params, fetch, within)
+        except psycopg.Error as exc:
+            # A kept connection the server cut (a restart) fails its next statement: once
+            # more, on a new connection. Anything else is the statement's own error.
+            if attempt == 1 and kept_before and conn.broken:
+                continue
+            raise _django_error(exc) from exc
+        except TimeoutError as exc:
+            raise _django_error(exc) from exc
+        finally:
+            here.give_back(conn)
+    raise AssertionError("unreachable")
+
+
+async def fetch(
+    sql: str, params: Sequence[Any], *, within: float | None = WITHIN_SECONDS
+) -> list[tuple[Any, ...]]:
+    """The rows ``sql`` reads, run on this loop (autocommit), given up after ``within`` seconds
+    (None: waited for as long as it takes, as a database thread would)."""
+    return await _run(sql, params, True, within)
+
+
+async def execute(
+    sql: str, params: Sequence[Any], *, within: float | None = WITHIN_SECONDS
+) -> None:
+    """Run ``sql`` on this loop (autocommit: it is committed when this returns)."""
+    await _run(sql, params, False, within)
+
+
+# --- commands on the loop ------------------------------------------------------------------------
+
+
+class _Command(greenlet.greenlet):
+    """A synchronous command run on the loop's own thread (``run_command``): where it would
+    wait for the database it hands the statement to the loop (``wait_for``) and goes on when
+    the loop has the answer, as SQLAlchemy runs its synchronous core over asyncio drivers."""
+
+    wrote = False  # whether a statement of it wrote (``wrote_here``)
+
+
+async def run_command(func: Callable[..., T], /, **kwargs: Any) -> T:
+    """Run ``func(**kwargs)`` on this loop's thread, in a copy of this task's context. Anything
+    in it that would block on the database other than through ``wait_for`` raises Django's
+    ``SynchronousOnlyOperation`` (the loop's thread may not block), before it blocks."""
+    child = _Command(func)
+    child.gr_context = contextvars.copy_context()
+    try:
+        value = child.switch(**kwargs)
+        while not child.dead:
+            try:
+                result = await value
+            except BaseException as exc:  # noqa: BLE001 - it belongs to the command: handed back
+                value = child.throw(exc)
+            else:
+                value = child.switch(result)
+    except SynchronousOnlyOperation as exc:
+        if child.wrote:
+            # Not to be run again (it would be made twice): a bug to fix, said as one.
+            raise RuntimeError("a command on the loop needed the ORM after it wrote") from exc
+        raise
+    return value
+
+
+def running_command() -> bool:
+    """Whether this is a command run on the loop (``run_command``)."""
+    return isinstance(greenlet.getcurrent(), _Command)
+
+
+def wait_for(awaitable: Awaitable[T]) -> T:
+    """From a command on the loop: ``await awaitable`` on the loop, and its result."""
+    current = greenlet.getcurrent()
+    if not isinstance(current, _Command):
+        raise RuntimeError("wait_for is for a command run on the loop (run_command)")
+    return current.parent.switch(awaitable)
+
+
+def wrote_here() -> None:
+    """Note that the running command on the loop has written: it must not run again on a
+    thread (``run_command``)."""
+    current = greenlet.getcurrent()
+    if isinstance(current, _Command):
+        current.wrote = True

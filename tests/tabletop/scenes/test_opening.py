@@ -1,0 +1,197 @@
+"""A scene socket's opening (tabletop/scenes/opening.py): who opens it and what they may see,
+authorised once from the login session; on PostgreSQL on the event loop, elsewhere on the
+database thread. Every test runs on both (``fast_paths``) with the same assertions."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
+from django.core.exceptions import SynchronousOnlyOperation
+from django.utils import timezone
+
+from tabletop.scenes import command_threads, opening
+from tabletop.scenes.fastpath import onloop
+from tabletop.scenes.models import Presence, Scene
+from tests.tabletop.scenes.conftest import connect, drain_all, session_cookie
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("close_db_after")]
+
+
+def store(user: Any) -> SessionStore:
+    """The session a browser logged in as ``user`` sends (as the socket's scope holds it)."""
+    return SessionStore(session_cookie(user))
+
+
+async def opened(user: Any, scene: Scene) -> opening.Opening:
+    session = await sync_to_async(store)(user)
+    return await opening.open_scene(session, scene.pk)
+
+
+@pytest.fixture
+def only_on_loop(fast_paths, monkeypatch):
+    """On the loop's path, a login as usual is decided there: Django's thread is never asked."""
+    if fast_paths.name == "postgresql":
+
+        def not_here(*args: Any, **kwargs: Any) -> None:
+            raise AssertionError("the opening went to the database thread")
+
+        monkeypatch.setattr(opening, "_on_thread", not_here)
+    return fast_paths
+
+
+async def test_the_gm_and_a_player_open_as_who_they_are(table, only_on_loop):
+    gm = await opened(table.gm, table.scene)
+    alice = await opened(table.alice, table.scene)
+    assert gm.user.pk == table.gm.pk and gm.user.is_authenticated
+    assert gm.access is not None and gm.access[0].is_gm and gm.access[1] == table.campaign.pk
+    assert alice.user.username == "alice"
+    assert alice.access is not None and not alice.access[0].is_gm
+    assert alice.access[0].user_id == table.alice.pk
+    # The user is the whole row, as Django's backend reads it.
+    assert alice.user.password == table.alice.password
+    assert alice.user.date_joined == table.alice.date_joined
+
+
+async def test_an_outsider_and_a_scene_that_is_gone_open_to_nothing(table, only_on_loop):
+    outsider = await opened(table.outsider, table.scene)
+    assert outsider.user.pk == table.outsider.pk and outsider.access is None
+    nowhere = await opened(table.alice, Scene(pk=table.scene.pk + 1000))
+    assert nowhere.user.pk == table.alice.pk and nowhere.access is None
+
+
+async def test_no_login_opens_as_nobody(table, fast_paths):
+    for session in (SessionStore(None), SessionStore("no-such-session-key-at-all")):
+        found = await opening.open_scene(session, table.scene.pk)
+        assert not found.user.is_authenticated and found.access is None
+
+
+async def test_an_expired_session_opens_as_nobody(table, fast_paths):
+    session = await sync_to_async(store)(table.alice)
+    await Session.objects.filter(pk=session.session_key).aupdate(
+        expire_date=timezone.now() - timedelta(seconds=1)
+    )
+    found = await opening.open_scene(session, table.scene.pk)
+    assert not found.user.is_authenticated and found.access is None
+
+
+async def test_a_session_from_before_a_password_change_is_refused_and_flushed(table, fast_paths):
+    session = await sync_to_async(store)(table.alice)
+    table.alice.set_password("a-new-and-longer-secret")
+    await table.alice.asave()
+    found = await opening.open_scene(session, table.scene.pk)
+    assert not found.user.is_authenticated and found.access is None
+    # As Django itself does with such a session (both paths: the loop leaves it to Django).
+    assert not await Session.objects.filter(pk=session.session_key).aexists()
+
+
+async def test_an_inactive_or_deleted_user_opens_as_nobody(table, fast_paths):
+    alice = await sync_to_async(store)(table.alice)
+    bob = await sync_to_async(store)(table.bob)
+    table.alice.is_active = False
+    await table.alice.asave()
+    await table.bob.adelete()
+    for session in (alice, bob):
+        found = await opening.open_scene(session, table.scene.pk)
+        assert not found.user.is_authenticated and found.access is None
+
+
+async def test_a_socket_opens_is_present_and_hears_the_table(table, fast_paths):
+    gm = await connect(table.gm, table.scene)
+    alice = await connect(table.alice, table.scene)
+    outsider = await connect(table.outsider, table.scene)
+    assert gm is not None and alice is not None and outsider is None
+    assert await Presence.objects.filter(scene=table.scene).acount() == 2
+    before = await opening.newest_seq(table.scene.pk)
+    await gm.send(command="roll", roll_kind="expression", mode="public", expression="2d6+1")
+    await alice.drain()
+    assert any(f'data-seq="{before + 1}"' in frame for frame in alice.event_frames())
+    await alice.close()
+    assert await Presence.objects.filter(scene=table.scene, user=table.alice).acount() == 0
+    assert await opening.newest_seq(table.scene.pk) == before + 1
+    await gm.close()
+
+
+async def test_the_newest_seq_of_a_scene_that_is_gone_says_so(table, fast_paths):
+    with pytest.raises(Scene.DoesNotExist):
+        await opening.newest_seq(table.scene.pk + 1000)
+
+
+async def test_the_loop_keeps_its_connections_and_is_on_for_postgresql_alone(table, fast_paths):
+    await opened(table.alice, table.scene)
+    await opened(table.bob, table.scene)
+    assert onloop.available() is (fast_paths.name == "postgresql")
+    kept = onloop._loops.get(asyncio.get_running_loop())
+    if fast_paths.name == "postgresql":
+        # Two openings, one after the other: one connection, kept, not one each.
+        assert kept is not None and len(kept.every) == 1 and len(kept.free) == 1
+    else:
+        assert kept is None
+
+
+async def test_rolls_and_lines_on_a_scene_as_seen_never_leave_the_loop(
+    table, fast_paths, monkeypatch
+):
+    """On PostgreSQL a roll or a chat line on the scene as this process last saw it runs on
+    the event loop (fastpath.onloop.run_command): no command thread is asked. What needs the
+    ORM (a command sent ``again``, checked against what was written) goes to a thread before
+    it writes, and is made once. The portable twin runs every command on a thread. The table
+    gets the same either way."""
+    on_loop = fast_paths.name == "postgresql"
+    gm = await connect(table.gm, table.scene)
+    alice = await connect(table.alice, table.scene)
+    await gm.send(command="roll", roll_kind="expression", mode="public", expression="1d4")
+    await drain_all(gm, alice)  # the first command reads the scene (on a thread), then keeps it
+    ran: list[tuple[str, str]] = []
+    on_threads: list[str] = []
+    run_command, tidy = onloop.run_command, command_threads._tidy_call
+
+    async def watched(func, /, **kwargs):
+        try:
+            result = await run_command(func, **kwargs)
+        except SynchronousOnlyOperation:
+            ran.append((kwargs["command"], "to a thread"))
+            raise
+        ran.append((kwargs["command"], "done"))
+        return result
+
+    def counted(func, /, **kwargs):
+        on_threads.append(kwargs.get("command", "?"))
+        return tidy(func, **kwargs)
+
+    monkeypatch.setattr(onloop, "run_command", watched)
+    monkeypatch.setattr(command_threads, "_tidy_call", counted)
+    before = await opening.newest_seq(table.scene.pk)
+    for mode in ("public", "gm", "blind"):
+        await gm.send(command="roll", roll_kind="expression", mode=mode, expression="2d6+1")
+    await gm.send(command="chat", text="to the vault [[1d20]]")
+    await drain_all(gm, alice)
+    assert await opening.newest_seq(table.scene.pk) == before + 4
+    seqs = [f'data-seq="{before + n}"' for n in range(1, 5)]
+    for sock in (gm, alice):  # every event reached both, in order
+        got = [seq for frame in sock.event_frames() for seq in seqs if seq in frame]
+        assert got == seqs, got
+    if on_loop:
+        assert ran == [("roll", "done")] * 3 + [("chat", "done")]
+        assert on_threads == []
+    else:
+        assert ran == []
+
+    ran.clear()
+    on_threads.clear()
+    await gm.send(command="roll", roll_kind="expression", expression="1d8", cid="c1")
+    await gm.send(command="roll", roll_kind="expression", expression="1d8", cid="c1", again=True)
+    await drain_all(gm, alice)
+    assert await opening.newest_seq(table.scene.pk) == before + 5  # made once
+    if on_loop:
+        assert ran == [("roll", "done"), ("roll", "to a thread")]
+        assert on_threads == ["roll"]
+    else:
+        assert ran == []
+    await gm.close()
+    await alice.close()
