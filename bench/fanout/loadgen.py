@@ -9,14 +9,17 @@ daphne processes, makes rolls and prints one JSON line per measured step. Steps:
   the work the handshakes queued). With ``rss`` it records the servers' resident memory before and
   after, once the new sockets sit idle. It gives up (and every later step is skipped) after
   ``GIVE_UP_REFUSED`` refused handshakes or when its pace says they would need over
-  ``GIVE_UP_SECONDS``.
+  ``GIVE_UP_SECONDS``. With ``group`` its scenes are kept under that name (later steps roll on
+  one group or another while every group's sockets stay open); ``newest`` gives each scene's
+  newest seq when it already holds events (its next roll is the seq after).
 - ``run``: open loop. One player per scene (client 1) rolls ``rate`` times a second at fixed
   times, whatever the server does; each roll's latency is the time from its send until the LAST
   socket of its scene has the frame.
 - ``saturate``: closed loop for the throughput ceiling. Each scene keeps one roll in flight: as
   soon as a roll reached every socket of the scene, the next socket in turn rolls (against the
   app each socket at most ``max_rate_per_socket`` times a second, under its 5 commands/s limit).
-  Ten scenes keep ten rolls always waiting: enough to keep either stack busy.
+  Ten scenes keep ten rolls always waiting: enough to keep either stack busy. With ``group``, on
+  that group's scenes.
 - ``idle``: idle tables beside the others, which stay open and keep pinging through every later
   step. It opens ``per_scene`` sockets on each scene of ``scenes`` not open yet (a second idle
   step grows the idle tables), each of which behaves like an idle scene page (``static/js/scene/``):
@@ -32,6 +35,16 @@ daphne processes, makes rolls and prints one JSON line per measured step. Steps:
   step opens them again, as pages loaded afresh), then wait ``settle`` seconds and until the
   servers are idle again (their departures done), at most ``IDLE_AGAIN_WITHIN``.
 - ``disconnect``: close every socket (of the rolling scenes; idle tables stay).
+- ``storm``: a deploy under the connected scenes. ``before`` more rolls per scene (each
+  delivered everywhere), then SIGTERM to the server (``pids[0]``: whoever started it starts a
+  new process on the same port, ``servers.Daphne(supervise=True)``); every socket sees the
+  close, and as soon as the port accepts again (the old process gone) every socket reconnects at
+  once, with no gate (an attempt that fails waits as the page's reconnect does, then tries
+  again, until ``within`` seconds after the SIGTERM). Against the app each socket says hello
+  ``missed`` seqs behind its scene's newest, as a page that missed the last frames in flight,
+  and must get them replayed (frames not "live"); once a scene's sockets are all open, its roller
+  makes a barrier roll. ``seconds``: from the new server's listening until every socket is
+  open, has what it missed and has its scene's barrier roll. Later steps measure the new process.
 
 Every roll is tagged: its expression is ``2d6+<tag>`` and the frame's title shows it, so a frame
 names its roll whatever seq the server gave it; a tag a socket never got is a lost frame (a "gap"
@@ -45,8 +58,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import re
+import signal
 import statistics
 import sys
 import time
@@ -58,7 +73,13 @@ import psycopg
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from bench.fanout.servers import cpu_seconds, machine_busy_seconds, raise_open_files, rss_kib
+from bench.fanout.servers import (
+    cpu_seconds,
+    listening_pid,
+    machine_busy_seconds,
+    raise_open_files,
+    rss_kib,
+)
 
 TAG = re.compile(r"Dice: 2d6 \+ (\d+)")
 # The mixed plan's frames name their roll by seq alone: a stub of a hidden roll has no dice.
@@ -187,6 +208,9 @@ class LoadGen:
         self.mix = bool(plan.get("mix"))
         self.tag_pattern = SEQ if self.mix else TAG
         self.scenes: list[Scene] = []
+        # Scenes of a connect step that names a ``group``: later steps roll on one group or
+        # another while every group's sockets stay open (the history cell's two groups).
+        self.groups: dict[str, list[Scene]] = {}
         self.idle_scenes: list[Scene] = []  # the idle step's tables, open until the end
         self.pong_rtts: list[tuple[float, float]] = []  # (received at, round trip in s)
         self.pending_sends: set[asyncio.Future[None]] = set()
@@ -306,6 +330,18 @@ class LoadGen:
         path = "bare" if self.stack == "bare" else "scenes"
         return f"ws://127.0.0.1:{port}/ws/{path}/{scene_id}/"
 
+    async def dial(self, port: int, scene: Scene, session: str, idle: bool) -> ClientConnection:
+        return await connect(
+            self.url(port, scene.id),
+            additional_headers={"Cookie": f"sessionid={session}"},
+            origin=f"http://127.0.0.1:{port}",
+            max_size=None,
+            open_timeout=30,
+            # Browsers send no protocol pings; an idle socket's only traffic is the page's own
+            # (the rolling cells keep the library's default, as before).
+            **({"ping_interval": None} if idle else {}),
+        )
+
     async def open_client(
         self, scene: Scene, index: int, gate: asyncio.Semaphore, idle: bool = False
     ) -> Client | None:
@@ -318,16 +354,7 @@ class LoadGen:
                 if self.giving_up():
                     return None
                 try:
-                    ws = await connect(
-                        self.url(port, scene.id),
-                        additional_headers={"Cookie": f"sessionid={session}"},
-                        origin=f"http://127.0.0.1:{port}",
-                        max_size=None,
-                        open_timeout=30,
-                        # Browsers send no protocol pings; an idle socket's only traffic is the
-                        # page's own (the rolling cells keep the library's default, as before).
-                        **({"ping_interval": None} if idle else {}),
-                    )
+                    ws = await self.dial(port, scene, session, idle)
                     break
                 except Exception as exc:  # retried, then counted and reported
                     self.connect_failures.append(repr(exc)[:120])
@@ -371,11 +398,23 @@ class LoadGen:
                 client.scene.clients.append(client)
         return len(jobs), failed, now() - start
 
-    async def step_connect(self, step: dict[str, Any]) -> dict[str, Any]:
+    def connect_scenes(self, step: dict[str, Any]) -> None:
+        """The connect step's scenes: the ones open already when it names them again (it adds
+        sockets), else new ones; kept under the step's ``group`` when it names one."""
         if not self.scenes or self.scenes[0].id != step["scenes"][0]:
             self.scenes = [
                 Scene(scene_id, i, self.tables[i]) for i, scene_id in enumerate(step["scenes"])
             ]
+            # Scenes that already hold events (``newest``: each one's newest seq): the app
+            # gives the next roll the seq after it, and the mixed plan names frames by seq.
+            if "newest" in step:
+                for scene, newest in zip(self.scenes, step["newest"], strict=True):
+                    scene.next_tag = newest + 1
+        if "group" in step:
+            self.groups[step["group"]] = self.scenes
+
+    async def step_connect(self, step: dict[str, Any]) -> dict[str, Any]:
+        self.connect_scenes(step)
         settle = step.get("settle", 0.1)
         # Let the server finish what earlier steps left queued, so the handshakes meet it idle.
         until = now() + 6.0
@@ -478,6 +517,173 @@ class LoadGen:
             "closed": count,
             "seconds": round(now() - start, 2),
             "idle_after_s": round(now() - closed, 2),
+        }
+
+    async def step_storm(self, step: dict[str, Any]) -> dict[str, Any]:
+        """A deploy under the connected scenes: ``before`` more rolls per scene, each delivered
+        everywhere; then SIGTERM to the server (``pids[0]``; whoever started it starts a new
+        one on the same port: ``servers.Daphne(supervise=True)``), every socket sees the close,
+        and as soon as the port accepts again every socket reconnects at once (no gate; a
+        refused attempt waits as the page's does, ``reconnect_delay``). Against the app each
+        socket says hello ``missed`` seqs behind its scene's newest, as a page that missed the
+        last frames in flight, and must get them replayed; once a scene's sockets are all open,
+        its roller makes a barrier roll that must reach every one. ``seconds``: from the moment
+        the new server listens until all that is done (or ``within`` has passed)."""
+        n_scenes = len(self.scenes)
+        first_tags = {s.id: s.next_tag for s in self.scenes}
+        for _ in range(step.get("before", 2)):
+            await self.barrier(timeout=step.get("barrier_s", 30.0))
+        before_unserved = sum(
+            not r.served() for s in self.scenes for t, r in s.rolls.items() if t >= first_tags[s.id]
+        )
+        per_scene = max(len(s.clients) for s in self.scenes)
+        # The bare relay keeps no history: nothing missed can come back, so nothing is missed.
+        missed = step.get("missed", 2) if self.stack == "app" else 0
+        old_pid = self.pids[0]
+        old = [c for s in self.scenes for c in s.clients]
+        killed = now()
+        os.kill(old_pid, signal.SIGTERM)
+        readers = [c.reader for c in old if c.reader is not None]
+        stuck: set[asyncio.Task[None]] = set()
+        if readers:
+            _, stuck = await asyncio.wait(readers, timeout=step.get("close_within", 30.0))
+        closes_seen = now() - killed
+        for client in old:
+            if client.reader in stuck:  # never saw the close: stop waiting for it
+                client.reader.cancel()
+                with contextlib.suppress(Exception):
+                    await client.ws.close()
+        # The missed rolls: each page lacks the last ``missed`` of its scene (it got them on
+        # the old socket here, so their receipts are cleared: only a replay brings them back).
+        behind: dict[int, int] = {}
+        missed_rolls: dict[int, list[Roll]] = {}
+        for scene in self.scenes:
+            newest = scene.next_tag - 1
+            behind[scene.id] = newest - missed
+            tags = range(newest - missed + 1, newest + 1)
+            missed_rolls[scene.id] = [scene.rolls[t] for t in tags if t in scene.rolls]
+            for roll in missed_rolls[scene.id]:
+                roll.received.clear()
+                roll.done_at = None
+                roll.expected = set(range(per_scene))
+            scene.clients = []
+        # The old process gone (reaped: its listening socket closed), the new one listening.
+        deadline = killed + step.get("within", 120.0)
+        while now() < deadline and process_alive(old_pid):
+            await asyncio.sleep(0.01)
+        port = self.ports[0]
+        while now() < deadline and not await accepts(port):
+            await asyncio.sleep(0.01)
+        listening = now()
+        machine_before = machine_busy_seconds()
+        attempts: list[int] = []
+        failures: list[str] = []
+        opened_at: list[float] = []
+        barriers: dict[int, Roll] = {}
+
+        async def come_back(scene: Scene, index: int) -> Client | None:
+            tries = 0
+            while True:
+                tries += 1
+                try:
+                    ws = await self.dial(port, scene, scene.table["sessions"][index], False)
+                    break
+                except Exception as exc:
+                    failures.append(repr(exc)[:120])
+                    if now() >= deadline:
+                        attempts.append(tries)
+                        return None
+                    await asyncio.sleep(min(reconnect_delay(tries - 1), deadline - now()))
+            attempts.append(tries)
+            opened_at.append(now())
+            client = Client(index=index, scene=scene, ws=ws)
+            client.reader = asyncio.ensure_future(self.read(client))
+            if self.stack == "app":  # the bare relay ignores a hello
+                with contextlib.suppress(ConnectionClosed):
+                    await ws.send(json.dumps({"command": "hello", "last_seq": behind[scene.id]}))
+            return client
+
+        async def scene_back(scene: Scene) -> None:
+            clients = await asyncio.gather(*(come_back(scene, i) for i in range(per_scene)))
+            scene.clients = [c for c in clients if c is not None]
+            if scene.clients:
+                roller = scene.clients[min(1, len(scene.clients) - 1)]
+                barriers[scene.id] = scene.roll(self, roller, now())
+
+        def back(scene: Scene, client: Client) -> float | None:
+            """When this socket had everything: its missed rolls and its scene's barrier."""
+            rolls = [*missed_rolls[scene.id], barriers.get(scene.id)]
+            times = [r.received.get(client.index) if r else None for r in rolls]
+            return None if None in times else max(times)  # type: ignore[type-var]
+
+        returning = [asyncio.ensure_future(scene_back(s)) for s in self.scenes]
+        await asyncio.sleep(0)  # every socket's first attempt is on its way
+        # The new process (its CPU over the storm, and later steps'), looked up off the loop:
+        # its CPU is counted from then on (the look-up takes some 30 ms of /proc).
+        new_pid = await asyncio.to_thread(listening_pid, port)
+        cpu_before = cpu_seconds(new_pid) if new_pid else None
+        found_pid_s = now() - listening
+        await asyncio.wait(returning, timeout=max(0.0, deadline - now()))
+        ready: list[float] = []
+        while True:
+            clients = [(s, c) for s in self.scenes for c in s.clients]
+            ready = [t for t in (back(s, c) for s, c in clients) if t is not None]
+            every = len(clients) == per_scene * n_scenes  # every socket open again
+            done = every and all(r.done() for r in returning) and len(ready) == len(clients)
+            if done or now() >= deadline:
+                break
+            await asyncio.sleep(0.02)
+        finished = max([*ready, *opened_at], default=now())
+        window = max(finished - listening, 1e-6)
+        cpu = (cpu_seconds(new_pid) - cpu_before) if new_pid and cpu_before is not None else None
+        machine = machine_busy_seconds() - machine_before
+        for job in returning:
+            job.cancel()
+        if new_pid:
+            self.pids[0] = new_pid  # later steps measure the process that serves them now
+        lost = 0
+        for scene in self.scenes:
+            for roll in [*missed_rolls[scene.id], barriers.get(scene.id)]:
+                got = roll.received if roll is not None else {}
+                lost += sum(1 for i in range(per_scene) if i not in got)
+        clients = [c for s in self.scenes for c in s.clients]
+        errors = [e for c in clients for e in c.errors]
+        return {
+            "step": "storm",
+            "label": step.get("label", ""),
+            "scenes": n_scenes,
+            "sockets": per_scene * n_scenes,
+            "missed_per_socket": max((len(rs) for rs in missed_rolls.values()), default=0),
+            "before_rolls": step.get("before", 2),
+            "before_unserved": before_unserved,
+            "old_pid": old_pid,
+            "new_pid": new_pid,
+            "closes_seen_s": round(closes_seen, 2),
+            "closes_not_seen": len(stuck),
+            "listen_after_kill_s": round(listening - killed, 2),
+            "complete": done,
+            "seconds": round(window, 2),
+            "open_s": round(max(opened_at, default=listening) - listening, 2),
+            "opened": len(opened_at),
+            "failed": per_scene * n_scenes - len(opened_at),
+            "retried": sum(1 for a in attempts if a > 1),
+            "failed_attempts": len(failures),
+            "first_refusal": failures[0] if failures else "",
+            "ready_p50_s": secs(quantile([t - listening for t in ready], 0.50)),
+            "ready_p99_s": secs(quantile([t - listening for t in ready], 0.99)),
+            "replayed_frames": sum(c.replayed for c in clients),
+            "missed_delivered": sum(len(r.received) for rs in missed_rolls.values() for r in rs),
+            "barriers": len(barriers),
+            "lost_frames": lost,
+            "errors": len(errors),
+            "first_error": errors[0] if errors else "",
+            "closed_sockets": sum(c.closed for c in clients),
+            # Over the storm from the look-up on.
+            "server_cpu": [round(cpu / max(window - found_pid_s, 1e-6), 3)]
+            if cpu is not None
+            else [],
+            "machine_cpu": round(machine / window, 3),
+            "pid_lookup_ms": round(1000 * found_pid_s, 1),
         }
 
     async def step_idle(self, step: dict[str, Any]) -> dict[str, Any]:
@@ -586,6 +792,8 @@ class LoadGen:
         return measured
 
     async def step_saturate(self, step: dict[str, Any]) -> dict[str, Any]:
+        if "group" in step:  # the scenes of an earlier connect step (their sockets still open)
+            self.scenes = self.groups[step["group"]]
         duration, warmup = step["duration"], step["warmup"]
         rate = step.get("max_rate_per_socket")
         gap = 1.0 / rate if rate else 0.0
@@ -788,6 +996,39 @@ def quantile(values: list[float], q: float) -> float | None:
 
 def ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 2)
+
+
+def reconnect_delay(retry: int, rnd: float | None = None) -> float:
+    """The page's wait before its reconnect number ``retry`` (0 the first), in seconds:
+    ``reconnectDelay`` of static/js/scene/socket.js, a ceiling doubling from 0.5 s up to 4 s,
+    the wait a random point of its upper half."""
+    ceiling = min(4.0, 0.5 * 2**retry)
+    return ceiling / 2 + (random.random() if rnd is None else rnd) * ceiling / 2
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie, exited and not yet reaped, holds no sockets)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def accepts(port: int) -> bool:
+    """Whether 127.0.0.1:``port`` accepts a TCP connection now."""
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 0.5)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
+def secs(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 2)
 
 
 def main() -> None:

@@ -7,8 +7,10 @@ import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -53,14 +55,25 @@ def machine_busy_seconds() -> float:
 
 
 class Daphne:
-    """One daphne process serving ``app`` on 127.0.0.1; its log goes to ``log_path``."""
+    """One daphne process serving ``app`` on 127.0.0.1; its log goes to ``log_path``.
 
-    def __init__(self, app: str, env: dict[str, str], log_path: Path) -> None:
+    ``supervise``: a watcher thread starts a new process on the same port whenever the current
+    one exits without ``stop`` (a deploy, as the storm cell plays it: SIGTERM, then a new
+    process); ``restarts`` lists the exits it saw. ``pid`` is the current process's."""
+
+    def __init__(
+        self, app: str, env: dict[str, str], log_path: Path, supervise: bool = False
+    ) -> None:
         self.app = app
         self.env = env
         self.log_path = log_path
         self.port = free_port()
+        self.supervise = supervise
         self.proc: subprocess.Popen[bytes] | None = None
+        self.restarts: list[dict[str, Any]] = []
+        self._stopping = False
+        self._lock = threading.Lock()
+        self._watcher: threading.Thread | None = None
 
     @property
     def pid(self) -> int:
@@ -68,6 +81,13 @@ class Daphne:
         return self.proc.pid
 
     def start(self, timeout: float = 30.0) -> Daphne:
+        self._spawn(timeout)
+        if self.supervise:
+            self._watcher = threading.Thread(target=self._watch, args=(timeout,), daemon=True)
+            self._watcher.start()
+        return self
+
+    def _spawn(self, timeout: float) -> None:
         daphne = Path(sys.executable).with_name("daphne")
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
@@ -94,13 +114,37 @@ class Daphne:
                 raise RuntimeError(f"daphne exited at start; see {self.log_path}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
+                return
             except OSError:
                 time.sleep(0.1)
-        self.stop()
+        self._terminate()
         raise RuntimeError(f"daphne did not listen on {self.port} within {timeout} s")
 
+    def _watch(self, timeout: float) -> None:
+        """Start a new process on the same port whenever the current one exits unasked."""
+        while True:
+            proc = self.proc
+            assert proc is not None
+            proc.wait()
+            with self._lock:
+                if self._stopping:
+                    return
+                exited = {"pid": proc.pid, "returncode": proc.returncode, "at": time.time()}
+                try:
+                    self._spawn(timeout)
+                except RuntimeError as exc:  # the next stop() has nothing to stop
+                    self.restarts.append({**exited, "failed": str(exc)})
+                    return
+                self.restarts.append({**exited, "new_pid": self.pid})
+
     def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+            self._terminate()
+        if self._watcher is not None:
+            self._watcher.join(timeout=15)
+
+    def _terminate(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
         self.proc.terminate()
@@ -109,3 +153,28 @@ class Daphne:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def listening_pid(port: int) -> int | None:
+    """The process (of those this user may look into) listening on 127.0.0.1:``port``: the
+    listening socket's inode in /proc/net/tcp, then the process holding it among /proc/*/fd."""
+    wanted = f"0100007F:{port:04X}"
+    inode = None
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == wanted and fields[3] == "0A":  # 0A: LISTEN
+            inode = fields[9]
+            break
+    if inode is None:
+        return None
+    target = f"socket:[{inode}]"
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            for fd in (proc / "fd").iterdir():
+                if os.readlink(fd) == target:
+                    return int(proc.name)
+        except OSError:  # another user's process, or gone meanwhile
+            continue
+    return None

@@ -125,6 +125,14 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
         rng=random.Random(1),
     )
     frame = render_frame(event, Viewer(None, False), live=True)
+    histories = {
+        name: record_history(
+            [Scene.objects.select_related("campaign").get(pk=pk) for pk in groups[name]],
+            [users[i * per_table : (i + 1) * per_table] for i in range(len(groups[name]))],
+            events,
+        )
+        for name, events in spec.get("histories", {}).items()
+    }
     return {
         "campaigns": [
             {
@@ -138,7 +146,74 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
         "scene_groups": groups,
         "frame_bytes": len(frame.encode()),
         "frame_sample": frame,
+        "histories": histories,
     }
+
+
+#: The history's rolls, in turn: the load's mix without its check (a check pays from the
+#: character's sheet, which the other groups' scenes of the same campaign roll from too).
+HISTORY_MODES = ("public", "public", "gm", "blind")
+
+
+def record_history(scenes: list[Any], tables: list[list[Any]], events: int) -> dict[str, Any]:
+    """``events`` rolls in each of ``scenes``, through the app's own action (its rows, its
+    ledger chain, its indexes): each roll by the table's members in turn (``tables[i]``: scene
+    i's GM and players), in the modes of ``HISTORY_MODES`` in turn, the scenes in turn as
+    tables that play side by side would write them, shared between one process per core.
+
+    Two things are left out, neither of which the rows hold: the broadcast after each commit
+    (``deliver.broadcast_event``: each audience's frame rendered for sockets that do not exist
+    here), and the wait for each commit's flush to disk (``synchronous_commit`` off for these
+    connections only). Returns the newest seq of each scene and the seconds it took."""
+    import multiprocessing
+    import os
+    import time
+
+    from django.db import connections
+
+    from tabletop.scenes.selectors import scene_last_seq
+
+    started = time.monotonic()
+    workers = max(1, min(os.cpu_count() or 1, len(scenes)))
+    connections.close_all()  # each forked writer opens its own
+    fork = multiprocessing.get_context("fork")
+    writers = [
+        fork.Process(target=_write_history, args=(scenes[w::workers], tables[w::workers], events))
+        for w in range(workers)
+    ]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    if failed := [w.exitcode for w in writers if w.exitcode]:
+        raise RuntimeError(f"a history writer failed (exit codes {failed})")
+    return {
+        "events_per_scene": events,
+        "newest": [scene_last_seq(scene_id=scene.pk) for scene in scenes],
+        "seconds": round(time.monotonic() - started, 1),
+        "writers": workers,
+    }
+
+
+def _write_history(scenes: list[Any], tables: list[list[Any]], events: int) -> None:
+    from django.db import connection
+
+    from tabletop.scenes import actions, deliver
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO off")
+    deliver.broadcast_event = lambda *a, **k: None
+    for n in range(events):
+        for scene, members in zip(scenes, tables, strict=True):
+            actions.roll(
+                scene=scene,
+                actor=members[n % len(members)],
+                roll_kind="expression",
+                mode=HISTORY_MODES[n % len(HISTORY_MODES)],
+                data={"expression": "2d6+1"},
+                rng=random.Random(n),
+            )
+    connection.close()
 
 
 if __name__ == "__main__":
