@@ -214,9 +214,7 @@ async def _announce(scene_id: int) -> None:
 
 async def _broadcast(scene_id: int, present: tuple | None = None) -> None:
     try:
-        shown = await command_threads.run(
-            actions.presence_broadcast, scene_id=scene_id, present=present
-        )
+        shown = await actions.presence_announce(scene_id=scene_id, present=present)
     except (OperationalError, InterfaceError) as exc:
         outage.database.failed(exc)  # the next beat finds the list changed and tries again
         return
@@ -224,7 +222,7 @@ async def _broadcast(scene_id: int, present: tuple | None = None) -> None:
         log.exception("presence of scene %s not broadcast", scene_id)
         return
     beat = _beats.get(scene_id)
-    if beat is not None:
+    if beat is not None and shown is not None:
         beat.shown = shown
 
 

@@ -62,6 +62,13 @@ def group_send(group: str, message: dict[str, Any]) -> None:
     async_to_sync(get_channel_layer().group_send)(group, message)
 
 
+async def send_now(group: str, message: dict[str, Any]) -> None:
+    """Send one message from the loop, in line with the sends ``run`` flushes (bounded and
+    skipped while the layer is down, as theirs)."""
+    async with _flush_lock():
+        await _flush([(group, message)])
+
+
 def held() -> list[Message] | None:
     """The sends held back in this context (``run``), or None where they go at once."""
     return _held_sends.get()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -9,16 +10,25 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connections
 from django.utils import timezone
 
+from tabletop.campaigns.models import Campaign
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes import fastpath
 from tabletop.scenes.audiences import Viewer, Visibility, visibility
+from tabletop.scenes.fastpath import onloop
 from tabletop.scenes.models import Presence, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.render import Renders, every_event, render_frame, visible_events
-from tabletop.scenes.tools import render_tools, render_tools_and_views
+from tabletop.scenes.tools import (
+    TOOLS,
+    render_tools,
+    render_tools_and_views,
+    stale_tools_and_views,
+)
 
 
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
@@ -49,20 +59,26 @@ def replay_frames(
         scene = Scene.objects.select_related("campaign").get(pk=scene_id)
         return _frames(visible_events(scene=scene, viewer=viewer, after_seq=after_seq), viewer)
     tail = _tail(scene_id, after_seq, upto_seq)
-    frames = [
-        render_frame(event, viewer, live=False, renders=tail.renders)
-        for event in tail.events
-        if visibility(event, viewer) is not None
-    ]
-    if frames:
-        # Replayed frames don't carry the tools; one current copy brings them up to date.
-        # (``render_tools_and_views``, with the tools rendered once for the GM and once for
-        # the players, and the scene's state as read with the tail).
-        if viewer.is_gm not in tail.tools:
-            tail.tools[viewer.is_gm] = render_tools(tail.scene, is_gm=viewer.is_gm, oob=True)
-        views = render_procedure_views(tail.scene, viewer, oob=True)
-        frames.append(tail.tools[viewer.is_gm] + "".join(views))
-    return frames
+    seen = [event for event in tail.events if visibility(event, viewer) is not None]
+    frames = [render_frame(event, viewer, live=False, renders=tail.renders) for event in seen]
+    # Replayed frames don't carry what their live frames changed beside the card: the tools
+    # and procedure views these events made stale come after them, current, as one frame (a
+    # character's cells as the whole tool that holds them). The tools are rendered once for
+    # the GM and once for the players, a procedure view for each viewer.
+    stale = frozenset().union(*map(stale_tools_and_views, seen))
+    tools = frozenset(WHOLE_TOOL.get(name, name) for name in stale & TOOLS)
+    key = (viewer.is_gm, tools)
+    if tools and key not in tail.tools:
+        tail.tools[key] = render_tools(tail.scene, is_gm=viewer.is_gm, oob=True, only=tools)
+    views = stale - TOOLS
+    after = tail.tools.get(key, "") + "".join(
+        render_procedure_views(tail.scene, viewer, oob=True, only=views) if views else ()
+    )
+    return [*frames, after] if after else frames
+
+
+#: A character's cells (an event's live frame) are the whole tool in a catch-up.
+WHOLE_TOOL = {"party-row": "party", "table-row": "table"}
 
 
 def _frames(events: list[tuple[SceneEvent, Visibility]], viewer: Viewer) -> list[str]:
@@ -83,7 +99,7 @@ class _Tail:
     events: list[SceneEvent]
     renders: Renders
     read_at: float
-    tools: dict[bool, str] = field(default_factory=dict)
+    tools: dict[tuple[bool, frozenset[str]], str] = field(default_factory=dict)
 
 
 _tails: dict[tuple[int, int, int], _Tail] = {}
@@ -159,6 +175,12 @@ def online_users_of(*, scene_ids: list[int]) -> dict[int, list[Present]]:
         .order_by("scene_id", "user__username")
         .values_list("scene_id", "user_id", "user__username", "rtt_ms")
     )
+    return _present(rows)
+
+
+def _present(rows: Any) -> dict[int, list[Present]]:
+    """(scene id, user id, name, round trip) rows, ordered by scene and name, as each scene's
+    list: one entry per user, with the best round trip of their sockets."""
     seen: dict[int, dict[int, Present]] = {}
     for scene_id, user_id, name, rtt in rows:
         users = seen.setdefault(scene_id, {})
@@ -166,6 +188,43 @@ def online_users_of(*, scene_ids: list[int]) -> dict[int, list[Present]]:
         best = min((ms for ms in (rtt, known and known.rtt_ms) if ms is not None), default=None)
         users[user_id] = Present(user_id, name, noticeable(best))
     return {scene_id: list(users.values()) for scene_id, users in seen.items()}
+
+
+async def presence_on_loop(scene_id: int) -> tuple[int, list[Present]] | None:
+    """The scene's GM and ``online_users``, in one statement on the event loop
+    (``fastpath.onloop``), or None when the scene is gone."""
+    fresh = timezone.now() - presence_stale_after()
+    rows = await onloop.fetch(_presence_sql(), [fresh, scene_id])
+    if not rows:
+        return None
+    gm_id = rows[0][0]
+    listed = [(scene_id, user, name, rtt) for _gm, user, name, rtt in rows if user is not None]
+    return gm_id, _present(listed).get(scene_id, [])
+
+
+@functools.cache
+def _presence_sql() -> str:
+    """``presence_on_loop``'s statement, built from the models once."""
+    quote = connections["default"].ops.quote_name
+    scene, campaign, presence = Scene._meta, Campaign._meta, Presence._meta
+    user = get_user_model()._meta
+
+    def col(meta: Any, name: str) -> str:
+        return quote(meta.get_field(name).column)
+
+    return (
+        f"SELECT c.{col(campaign, 'gm')}, p.{col(presence, 'user')}, "
+        f"u.{col(user, user.model.USERNAME_FIELD)}, p.{col(presence, 'rtt_ms')} "
+        f"FROM {quote(scene.db_table)} s "
+        f"JOIN {quote(campaign.db_table)} c ON c.{quote(campaign.pk.column)} = "
+        f"s.{col(scene, 'campaign')} "
+        f"LEFT JOIN {quote(presence.db_table)} p ON p.{col(presence, 'scene')} = "
+        f"s.{quote(scene.pk.column)} AND p.{col(presence, 'last_seen')} >= %s "
+        f"LEFT JOIN {quote(user.db_table)} u ON u.{quote(user.pk.column)} = "
+        f"p.{col(presence, 'user')} "
+        f"WHERE s.{quote(scene.pk.column)} = %s "
+        f"ORDER BY u.{col(user, user.model.USERNAME_FIELD)}"
+    )
 
 
 def table_members(campaign: Any) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from tabletop.scenes.actions.awards import award
 from tabletop.scenes.actions.rolls import record_roll, reveal, roll
 from tabletop.scenes.actions.scenes import (
     heartbeat,
+    presence_announce,
     presence_arrive,
     presence_broadcast,
     presence_depart,
@@ -138,6 +139,7 @@ __all__ = [
     "award",
     "foe_for",
     "heartbeat",
+    "presence_announce",
     "presence_arrive",
     "presence_broadcast",
     "presence_depart",

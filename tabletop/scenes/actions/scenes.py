@@ -83,6 +83,24 @@ def presence_broadcast(
     return present
 
 
+async def presence_announce(
+    *, scene_id: int, present: tuple[selectors.Present, ...] | None = None
+) -> tuple[selectors.Present, ...] | None:
+    """``presence_broadcast`` from the event loop: read and sent there where it can
+    (``fastpath.onloop``: one statement), else on the database thread; None when the scene is
+    gone."""
+    if not onloop.available():
+        return await command_threads.run(presence_broadcast, scene_id=scene_id, present=present)
+    found = await selectors.presence_on_loop(scene_id)
+    if found is None:
+        return None
+    gm_id, listed = found
+    shown = tuple(listed) if present is None else present
+    html = presence_frame(scene_id=scene_id, users=list(shown), gm_id=gm_id)
+    await command_threads.send_now(scene_group(scene_id), {"type": "scene.presence", "html": html})
+    return shown
+
+
 def presence_join(*, scene_id: int, user: Any, channel_name: str) -> None:
     """Count a new socket as present; the caller announces it (``beats.announce_presence``)."""
     # A channel name is new for every socket: a plain INSERT, no read first.

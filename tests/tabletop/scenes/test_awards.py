@@ -58,8 +58,9 @@ async def test_hidden_results_reach_the_gm_dashboard_only():
     await bob.drain()
     event = await SceneEvent.objects.aget(kind="roll")
     total = str(event.secret["result"]["total"])
-    dashboard = gm.everything().split('id="gm-dashboard"')[-1]
-    assert total in dashboard and "Hidden results" in dashboard
+    # The roll's entry joins the top of the GM's hidden results (the dashboard's list).
+    hidden = gm.everything().split('hx-swap-oob="afterbegin:#gm-hidden-list"')
+    assert len(hidden) == 2 and total in hidden[1]
     assert total not in bob.everything() and "424242" not in bob.everything()
     await gm.close()
     await bob.close()

@@ -234,13 +234,13 @@ async def test_a_table_opening_together_gets_one_presence_broadcast(table, monke
     # machine may take longer than that to connect, and the test is about the coalescing.
     monkeypatch.setattr(beats, "PRESENCE_COALESCE_SECONDS", 1.0)
     calls: list[int] = []
-    real = actions.presence_broadcast
+    real = actions.presence_announce
 
-    def counting(*, scene_id, present=None):
+    async def counting(*, scene_id, present=None):
         calls.append(scene_id)
-        return real(scene_id=scene_id, present=present)
+        return await real(scene_id=scene_id, present=present)
 
-    monkeypatch.setattr(actions, "presence_broadcast", counting)
+    monkeypatch.setattr(actions, "presence_announce", counting)
     gm, alice, bob = await asyncio.gather(
         *(connect(user, table.scene, hello=None) for user in (table.gm, table.alice, table.bob))
     )

@@ -15,7 +15,7 @@ from django.contrib.sessions.models import Session
 from django.core.exceptions import SynchronousOnlyOperation
 from django.utils import timezone
 
-from tabletop.scenes import command_threads, opening
+from tabletop.scenes import actions, command_threads, opening, selectors
 from tabletop.scenes.fastpath import onloop
 from tabletop.scenes.models import Presence, Scene
 from tests.tabletop.scenes.conftest import connect, drain_all, session_cookie
@@ -195,3 +195,28 @@ async def test_rolls_and_lines_on_a_scene_as_seen_never_leave_the_loop(
         assert ran == []
     await gm.close()
     await alice.close()
+
+
+async def test_the_presence_list_is_the_same_read_on_the_loop(table, fast_paths):
+    """Who is at the table, announced from the loop (one statement) or the thread: the same
+    list, with each member's best round trip, and the scene's GM; nothing for a scene gone."""
+    gm = await connect(table.gm, table.scene)
+    first = await connect(table.alice, table.scene)
+    second = await connect(table.alice, table.scene)
+    await Presence.objects.filter(user=table.alice).aupdate(rtt_ms=250)
+    newest = await Presence.objects.filter(user=table.alice).order_by("-id").afirst()
+    await Presence.objects.filter(pk=newest.pk).aupdate(rtt_ms=90)  # her second page
+    shown = await actions.presence_announce(scene_id=table.scene.pk)
+    expected = await sync_to_async(selectors.online_users)(scene_id=table.scene.pk)
+    assert list(shown) == expected
+    assert [(p.name, p.rtt_ms) for p in shown] == [("alice", 90), ("gm", None)]
+    if fast_paths.name == "postgresql":
+        found = await selectors.presence_on_loop(table.scene.pk)
+        assert found == (table.gm.pk, expected)
+        assert await selectors.presence_on_loop(table.scene.pk + 1000) is None
+        assert await actions.presence_announce(scene_id=table.scene.pk + 1000) is None
+    else:
+        with pytest.raises(Scene.DoesNotExist):
+            await actions.presence_announce(scene_id=table.scene.pk + 1000)
+    for sock in (gm, first, second):
+        await sock.close()

@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from tabletop.characters.models import Character
 from tabletop.scenes import actions, selectors
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.models import SceneEvent
@@ -111,3 +112,22 @@ def test_another_stretch_is_its_own(table, log):
     )
     assert shorter == replay_alone(table, alice, after, upto - 1)
     assert len(shorter) == len(whole) - 1
+
+
+def test_a_catch_up_refreshes_what_its_events_made_stale(table, log):
+    """After the cards, the tools and procedure views the replayed events made stale, as their
+    live frames would have (every tool and a view per viewer for every socket of a table
+    reconnecting was most of a storm's catch-up, bench/README.md)."""
+    after, upto = log
+    viewers_ = viewers(table)
+    # The GM's hidden results took a roll private to the GM and a blind one: the GM's list
+    # comes whole; the players' catch-up has nothing after the cards.
+    gm = replay_alone(table, viewers_["gm"], after, upto)
+    assert 'id="gm-hidden"' in gm[-1] and 'id="party"' not in gm[-1]
+    alice = replay_alone(table, viewers_["alice"], after, upto)
+    assert all('id="scene-log"' in frame for frame in alice)
+    hero = Character.objects.create(campaign=table.campaign, owner=table.alice, name="Kestrel")
+    actions.turns_start(scene=table.scene, actor=table.gm, lineup=[(hero, "Heroes")])
+    table.scene.refresh_from_db()
+    alice = replay_alone(table, viewers_["alice"], after, table.scene.last_seq)
+    assert 'id="procedure-turns"' in alice[-1] and "Kestrel" in alice[-1]
