@@ -72,7 +72,7 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	BENCH_QUICK=$(QUICK) $(BIN)/python -m bench
 
-# The app against the bare Channels stack in one run (bench/README.md), about two minutes.
+# The app against the bare Channels stack in one run (bench/README.md), about 15 minutes.
 bench-ratio: $(STAMP)
 	bash scripts/ensure-services.sh
 	$(BIN)/python -m bench.fanout.ratio
