@@ -29,11 +29,9 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.core.exceptions import SynchronousOnlyOperation
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 from tabletop.scenes import outage
-from tabletop.scenes.fastpath import onloop
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +67,6 @@ async def send_now(group: str, message: dict[str, Any]) -> None:
         await _flush([(group, message)])
 
 
-def held() -> list[Message] | None:
-    """The sends held back in this context (``run``), or None where they go at once."""
-    return _held_sends.get()
-
-
 def _flush_lock() -> asyncio.Lock:
     # One per event loop: flushes leave in the order their database calls finished (that
     # thread runs one call at a time), so a group sees seqs in order and nobody needs a catch-up.
@@ -92,16 +85,8 @@ async def run(func: Callable[..., T], /, **kwargs: Any) -> T:
     return await _collecting(lambda: database_sync_to_async(call)(), _flush_lock())
 
 
-async def run_in_scene(
-    scene_id: int, func: Callable[..., T], /, *, on_loop_first: bool = False, **kwargs: Any
-) -> T:
+async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) -> T:
     """``run`` for work on one scene, off the shared database thread when there is a pool.
-
-    ``on_loop_first``: try it on the event loop's own thread first (PostgreSQL,
-    ``fastpath.onloop.run_command``): a roll or a chat line on a scene as this process last saw
-    it is parsed, rolled, written in one statement awaited on the loop and broadcast, without
-    a hop to a thread and back; anything that needs the ORM stops it before it writes, and it
-    runs on a thread as before.
 
     With ``SCENE_COMMAND_THREADS`` (PostgreSQL), scenes' commands run side by side on a small
     pool of threads (each with its own connection): one scene's wait for the database no longer
@@ -116,7 +101,6 @@ async def run_in_scene(
         return await run(func, **kwargs)
     loop = asyncio.get_running_loop()
     call = partial(_tidy_call, func, **kwargs)
-    on_loop = on_loop_first and onloop.commands_available()
 
     def on_pool() -> Awaitable[T]:
         # The plain executor hop, in a copy of this task's context (the held sends go with it):
@@ -130,14 +114,6 @@ async def run_in_scene(
     try:
         async with _scene_lock(scene_id):
             try:
-                if on_loop:
-                    try:
-                        return await onloop.run_command(func, **kwargs)
-                    except SynchronousOnlyOperation:
-                        # It needs the ORM (a check's character, a transaction): it had
-                        # written nothing (the loop's statements alone write there), and
-                        # runs again on a thread.
-                        del box[:]
                 return await on_pool()
             finally:
                 # Still under the lock: the scene's broadcasts line up in its calls' order.

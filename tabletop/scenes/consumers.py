@@ -19,18 +19,17 @@ import time
 from typing import Any
 
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import InterfaceError, OperationalError
 
 from rules.core import RulesError
-from tabletop.scenes import actions, beats, command_threads, outage, selectors
+from tabletop.scenes import actions, beats, command_threads, outage
 from tabletop.scenes.audiences import Viewer, groups_for
 from tabletop.scenes.deliver import REPLAY_LIMIT
 from tabletop.scenes.fragments import error_frame
-from tabletop.scenes.opening import newest_seq, open_scene
+from tabletop.scenes.opening import newest_seq, open_scene, replay
 from tabletop.scenes.sockets import session_mark, user_sockets_group
 
 log = logging.getLogger(__name__)
@@ -250,8 +249,6 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
                 follow_up = await command_threads.run_in_scene(
                     self.scene_id,
                     actions.run_command,
-                    # A roll or a chat line (its one write is its event) is tried on the loop.
-                    on_loop_first=actions.COMMANDS[command].checks_scene,
                     command=command,
                     scene_id=self.scene_id,
                     user=self.user,
@@ -399,7 +396,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
 
     async def _catch_up(self, upto: int) -> None:
         """Send what this viewer may see in (cursor, upto] from the database."""
-        frames = await database_sync_to_async(selectors.replay_frames)(
+        frames = await replay(
             scene_id=self.scene_id, viewer=self.viewer, after_seq=self.cursor, upto_seq=upto
         )
         for frame in frames:

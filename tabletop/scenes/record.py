@@ -18,16 +18,13 @@ from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
-from django.core.exceptions import SynchronousOnlyOperation
 from django.db import transaction
 from django.utils import timezone
 
 from tabletop.characters.models import Character
-from tabletop.scenes import command_threads, deliver, fastpath, kinds, ledger
+from tabletop.scenes import deliver, fastpath, kinds, ledger
 from tabletop.scenes.commitments import commit
-from tabletop.scenes.fastpath import onloop
 from tabletop.scenes.fastpath.paths import Numbered
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 
@@ -162,9 +159,6 @@ def _deliver_on_commit(event: SceneEvent) -> None:
     sheets its action notes meanwhile (``note_sheet``)."""
     broadcast = _Broadcast(event)
     _waiting[event.pk] = broadcast
-    if onloop.running_command() and not transaction.get_connection().in_atomic_block:
-        broadcast.on_loop()  # its one statement has committed (Django's hook would block)
-        return
     transaction.on_commit(broadcast)
 
 
@@ -179,19 +173,6 @@ class _Broadcast:
     def __call__(self) -> None:
         # Looked up now: tests stub it.
         deliver.broadcast_event(self.event, sheets=self.sheets)
-
-    def on_loop(self) -> None:
-        """Broadcast from a command on the loop (``onloop.run_command``); a broadcast that
-        needs the database (a tool's characters, say) is made again on a database thread,
-        with none of what it held back sent twice."""
-        held = command_threads.held()
-        mark = len(held) if held is not None else 0
-        try:
-            self()
-        except SynchronousOnlyOperation:
-            if held is not None:
-                del held[mark:]
-            onloop.wait_for(database_sync_to_async(self)())
 
 
 #: The broadcast of each event recorded in a transaction still open, by the event's row id

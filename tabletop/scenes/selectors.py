@@ -106,6 +106,13 @@ _tails: dict[tuple[int, int, int], _Tail] = {}
 _tails_lock = threading.Lock()
 
 
+def tail_read(scene_id: int, after_seq: int, upto_seq: int) -> bool:
+    """Whether that stretch of the scene's log is read already (``replay_frames`` then needs
+    no statement)."""
+    found = _tails.get((scene_id, after_seq, upto_seq))
+    return found is not None and time.monotonic() - found.read_at <= TAIL_SECONDS
+
+
 def _tail(scene_id: int, after_seq: int, upto_seq: int) -> _Tail:
     """The scene's events in (after_seq, upto_seq] as read at most TAIL_SECONDS ago, every one
     of them (each viewer's are picked by ``visibility``). What changes an event changes it with

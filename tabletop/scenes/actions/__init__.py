@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, SynchronousOnlyOperation, ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError
 
 from tabletop.scenes import commands, fastpath, record
@@ -102,8 +102,6 @@ def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str)
         seq = read.scene.last_seq
         try:
             result = _run_on(read, command, user, data, key)
-        except SynchronousOnlyOperation:
-            raise  # run on the loop, it needs the ORM: nothing written, the copy stands
         except (fastpath.SceneMoved, ValidationError, PermissionDenied):
             fastpath.forget_scene(scene_id)
             if read.scene.last_seq != seq:

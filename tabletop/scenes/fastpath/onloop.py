@@ -14,29 +14,20 @@ is dropped, and the statement runs once more on a new one.
 
 The SQLite default has no such connection (``available`` says so): its callers take the
 database thread, as before. ``LOOP_STATEMENTS=0`` does the same on PostgreSQL (for measuring
-one against the other), and ``LOOP_COMMANDS=0`` keeps the commands alone on their threads.
-
-Commands run here too (``run_command``): a roll or a chat line on a scene as this process last
-saw it is a synchronous action whose one write is a statement of the fast path; run in a
-greenlet on the loop's thread, it hands that statement to the loop (``wait_for``) instead of
-blocking, so it never hops to a command thread and back, nor waits for the GIL after each
-round trip (bench/README.md, "Commands on the loop").
+one against the other).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 import os
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
-import greenlet
 import psycopg
-from django.core.exceptions import SynchronousOnlyOperation
 from django.db import connections
 from django.db import utils as django_errors
 from psycopg.pq import TransactionStatus
@@ -44,11 +35,10 @@ from psycopg.pq import TransactionStatus
 log = logging.getLogger(__name__)
 
 IDLE = TransactionStatus.IDLE
-T = TypeVar("T")
 
 #: Connections each event loop keeps open at most (a socket's opening holds one for one
 #: statement; more would only queue in the server).
-CONNECTIONS_PER_LOOP = int(os.environ.get("LOOP_DATABASE_CONNECTIONS", "4"))
+CONNECTIONS_PER_LOOP = int(os.environ.get("LOOP_DATABASE_CONNECTIONS", "2"))
 #: A statement on the loop is given up after this long (a stalled or paused database): within
 #: daphne's 5 s for a socket's handshake (``--websocket_connect_timeout``), so a socket that
 #: opens meanwhile is refused with an answer (403) and its page tries again, where daphne would
@@ -61,12 +51,6 @@ def available() -> bool:
     if os.environ.get("LOOP_STATEMENTS", "1") == "0":
         return False
     return connections["default"].vendor == "postgresql"
-
-
-def commands_available() -> bool:
-    """Whether commands may run on the loop (``run_command``): where statements can, unless
-    ``LOOP_COMMANDS=0`` (for measuring one against the other)."""
-    return available() and os.environ.get("LOOP_COMMANDS", "1") != "0"
 
 
 class _Connections:
@@ -180,7 +164,7 @@ async def _statement(
     sql: str,
     params: Sequence[Any],
     fetch: bool,
-    within: float | None,
+    within: float,
 ) -> list[tuple[Any, ...]]:
     async def run() -> list[tuple[Any, ...]]:
         cursor = await conn.execute(sql, params)
@@ -203,7 +187,7 @@ async def _statement(
 
 
 async def _run(
-    sql: str, params: Sequence[Any], fetch: bool, within: float | None
+    sql: str, params: Sequence[Any], fetch: bool, within: float
 ) -> list[tuple[Any, ...]]:
     here = _here()
     for attempt in (1, 2):
@@ -228,70 +212,12 @@ async def _run(
 
 
 async def fetch(
-    sql: str, params: Sequence[Any], *, within: float | None = WITHIN_SECONDS
+    sql: str, params: Sequence[Any], *, within: float = WITHIN_SECONDS
 ) -> list[tuple[Any, ...]]:
-    """The rows ``sql`` reads, run on this loop (autocommit), given up after ``within`` seconds
-    (None: waited for as long as it takes, as a database thread would)."""
+    """The rows ``sql`` reads, run on this loop (autocommit), given up after ``within`` s."""
     return await _run(sql, params, True, within)
 
 
-async def execute(
-    sql: str, params: Sequence[Any], *, within: float | None = WITHIN_SECONDS
-) -> None:
+async def execute(sql: str, params: Sequence[Any], *, within: float = WITHIN_SECONDS) -> None:
     """Run ``sql`` on this loop (autocommit: it is committed when this returns)."""
     await _run(sql, params, False, within)
-
-
-# --- commands on the loop ------------------------------------------------------------------------
-
-
-class _Command(greenlet.greenlet):
-    """A synchronous command run on the loop's own thread (``run_command``): where it would
-    wait for the database it hands the statement to the loop (``wait_for``) and goes on when
-    the loop has the answer, as SQLAlchemy runs its synchronous core over asyncio drivers."""
-
-    wrote = False  # whether a statement of it wrote (``wrote_here``)
-
-
-async def run_command(func: Callable[..., T], /, **kwargs: Any) -> T:
-    """Run ``func(**kwargs)`` on this loop's thread, in a copy of this task's context. Anything
-    in it that would block on the database other than through ``wait_for`` raises Django's
-    ``SynchronousOnlyOperation`` (the loop's thread may not block), before it blocks."""
-    child = _Command(func)
-    child.gr_context = contextvars.copy_context()
-    try:
-        value = child.switch(**kwargs)
-        while not child.dead:
-            try:
-                result = await value
-            except BaseException as exc:  # noqa: BLE001 - it belongs to the command: handed back
-                value = child.throw(exc)
-            else:
-                value = child.switch(result)
-    except SynchronousOnlyOperation as exc:
-        if child.wrote:
-            # Not to be run again (it would be made twice): a bug to fix, said as one.
-            raise RuntimeError("a command on the loop needed the ORM after it wrote") from exc
-        raise
-    return value
-
-
-def running_command() -> bool:
-    """Whether this is a command run on the loop (``run_command``)."""
-    return isinstance(greenlet.getcurrent(), _Command)
-
-
-def wait_for(awaitable: Awaitable[T]) -> T:
-    """From a command on the loop: ``await awaitable`` on the loop, and its result."""
-    current = greenlet.getcurrent()
-    if not isinstance(current, _Command):
-        raise RuntimeError("wait_for is for a command run on the loop (run_command)")
-    return current.parent.switch(awaitable)
-
-
-def wrote_here() -> None:
-    """Note that the running command on the loop has written: it must not run again on a
-    thread (``run_command``)."""
-    current = greenlet.getcurrent()
-    if isinstance(current, _Command):
-        current.wrote = True

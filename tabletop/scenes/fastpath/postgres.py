@@ -17,7 +17,7 @@ from django.db.models import Model, Q
 from django.db.models.sql import UpdateQuery
 
 from tabletop.campaigns.models import Campaign
-from tabletop.scenes.fastpath import onloop, statements
+from tabletop.scenes.fastpath import statements
 from tabletop.scenes.fastpath.paths import (
     NEW_HEAD,
     EventInsert,
@@ -93,17 +93,9 @@ class _Statements(EventInsert):
             sql, params = plan["with_head"], [head, event.scene_id, *values]
         else:
             sql, params = plan["insert"], values
-        if onloop.running_command() and not connection.in_atomic_block:
-            # A command on the loop (``onloop.run_command``): the statement, atomic on its
-            # own, is awaited on the loop's connection instead of this thread's.
-            found = onloop.wait_for(onloop.fetch(sql, params, within=None))
-            row = found[0] if found else None
-            if row is not None:
-                onloop.wrote_here()
-        else:
-            with connection.cursor() as cursor:
-                cursor.execute(sql, params)
-                row = cursor.fetchone()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
         if row is None:
             return False  # another event came first: the scene's row is as it was
         written(event, row[0], connection)

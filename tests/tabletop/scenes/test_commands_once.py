@@ -15,7 +15,6 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from tabletop.scenes import actions, consumers
-from tabletop.scenes.fastpath import onloop
 from tabletop.scenes.models import SceneEvent
 from tests.support.tables import mira_and_troll
 from tests.tabletop.scenes.conftest import connect
@@ -93,8 +92,7 @@ async def test_a_repeat_is_done_even_when_its_first_run_changed_what_it_needs(ta
 
 @pytest.fixture
 def stalled(monkeypatch):
-    """The database holds up the next command for ``stalled.seconds``: the thread it runs on
-    blocks, or, run on the event loop (PostgreSQL, fastpath.onloop), its wait is awaited."""
+    """The database holds up the next command for ``stalled.seconds`` (the thread blocks)."""
 
     class Stall:
         seconds = 0.0
@@ -105,10 +103,7 @@ def stalled(monkeypatch):
     def held(**kwargs):
         if Stall.seconds:
             wait, Stall.seconds = Stall.seconds, 0.0
-            if onloop.running_command():
-                onloop.wait_for(asyncio.to_thread(Stall.released.wait, wait))
-            else:
-                Stall.released.wait(wait)
+            Stall.released.wait(wait)
         return real(**kwargs)
 
     monkeypatch.setattr(actions, "run_command", held)

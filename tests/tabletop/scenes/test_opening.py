@@ -5,6 +5,7 @@ database thread. Every test runs on both (``fast_paths``) with the same assertio
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import timedelta
 from typing import Any
 
@@ -12,13 +13,12 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
-from django.core.exceptions import SynchronousOnlyOperation
 from django.utils import timezone
 
-from tabletop.scenes import actions, command_threads, opening, selectors
+from tabletop.scenes import actions, opening, selectors
 from tabletop.scenes.fastpath import onloop
 from tabletop.scenes.models import Presence, Scene
-from tests.tabletop.scenes.conftest import connect, drain_all, session_cookie
+from tests.tabletop.scenes.conftest import connect, session_cookie
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("close_db_after")]
 
@@ -134,69 +134,6 @@ async def test_the_loop_keeps_its_connections_and_is_on_for_postgresql_alone(tab
         assert kept is None
 
 
-async def test_rolls_and_lines_on_a_scene_as_seen_never_leave_the_loop(
-    table, fast_paths, monkeypatch
-):
-    """On PostgreSQL a roll or a chat line on the scene as this process last saw it runs on
-    the event loop (fastpath.onloop.run_command): no command thread is asked. What needs the
-    ORM (a command sent ``again``, checked against what was written) goes to a thread before
-    it writes, and is made once. The portable twin runs every command on a thread. The table
-    gets the same either way."""
-    on_loop = fast_paths.name == "postgresql"
-    gm = await connect(table.gm, table.scene)
-    alice = await connect(table.alice, table.scene)
-    await gm.send(command="roll", roll_kind="expression", mode="public", expression="1d4")
-    await drain_all(gm, alice)  # the first command reads the scene (on a thread), then keeps it
-    ran: list[tuple[str, str]] = []
-    on_threads: list[str] = []
-    run_command, tidy = onloop.run_command, command_threads._tidy_call
-
-    async def watched(func, /, **kwargs):
-        try:
-            result = await run_command(func, **kwargs)
-        except SynchronousOnlyOperation:
-            ran.append((kwargs["command"], "to a thread"))
-            raise
-        ran.append((kwargs["command"], "done"))
-        return result
-
-    def counted(func, /, **kwargs):
-        on_threads.append(kwargs.get("command", "?"))
-        return tidy(func, **kwargs)
-
-    monkeypatch.setattr(onloop, "run_command", watched)
-    monkeypatch.setattr(command_threads, "_tidy_call", counted)
-    before = await opening.newest_seq(table.scene.pk)
-    for mode in ("public", "gm", "blind"):
-        await gm.send(command="roll", roll_kind="expression", mode=mode, expression="2d6+1")
-    await gm.send(command="chat", text="to the vault [[1d20]]")
-    await drain_all(gm, alice)
-    assert await opening.newest_seq(table.scene.pk) == before + 4
-    seqs = [f'data-seq="{before + n}"' for n in range(1, 5)]
-    for sock in (gm, alice):  # every event reached both, in order
-        got = [seq for frame in sock.event_frames() for seq in seqs if seq in frame]
-        assert got == seqs, got
-    if on_loop:
-        assert ran == [("roll", "done")] * 3 + [("chat", "done")]
-        assert on_threads == []
-    else:
-        assert ran == []
-
-    ran.clear()
-    on_threads.clear()
-    await gm.send(command="roll", roll_kind="expression", expression="1d8", cid="c1")
-    await gm.send(command="roll", roll_kind="expression", expression="1d8", cid="c1", again=True)
-    await drain_all(gm, alice)
-    assert await opening.newest_seq(table.scene.pk) == before + 5  # made once
-    if on_loop:
-        assert ran == [("roll", "done"), ("roll", "to a thread")]
-        assert on_threads == ["roll"]
-    else:
-        assert ran == []
-    await gm.close()
-    await alice.close()
-
-
 async def test_the_presence_list_is_the_same_read_on_the_loop(table, fast_paths):
     """Who is at the table, announced from the loop (one statement) or the thread: the same
     list, with each member's best round trip, and the scene's GM; nothing for a scene gone."""
@@ -219,4 +156,34 @@ async def test_the_presence_list_is_the_same_read_on_the_loop(table, fast_paths)
         with pytest.raises(Scene.DoesNotExist):
             await actions.presence_announce(scene_id=table.scene.pk + 1000)
     for sock in (gm, first, second):
+        await sock.close()
+
+
+async def test_a_table_catching_up_reads_the_stretch_once_and_the_rest_on_the_loop(
+    table, fast_paths, monkeypatch
+):
+    """Sockets coming back together each replay what they missed: the first reads the stretch
+    on the database thread; every later one is served on the loop itself from the stretch as
+    read (selectors' tail), no thread asked. Each gets the same frames."""
+    gm = await connect(table.gm, table.scene)
+    before = await opening.newest_seq(table.scene.pk)
+    for mode in ("public", "blind"):
+        await gm.send(command="roll", roll_kind="expression", mode=mode, expression="2d6")
+    await gm.drain()
+    where: list[bool] = []
+    replay_frames = selectors.replay_frames
+
+    def watched(**kwargs):
+        where.append(threading.current_thread() is threading.main_thread())
+        return replay_frames(**kwargs)
+
+    monkeypatch.setattr(selectors, "replay_frames", watched)
+    alice = await connect(table.alice, table.scene, hello=before)
+    bob = await connect(table.bob, table.scene, hello=before)
+    for sock in (alice, bob):
+        got = [f for f in sock.event_frames() if f'data-seq="{before + 1}"' in f]
+        assert len(got) == 1 and "2d6" in got[0]
+        assert any(f'data-seq="{before + 2}"' in f for f in sock.event_frames())  # the stub
+    assert where == [False, True]  # the database thread, then the loop's (the test's main)
+    for sock in (gm, alice, bob):
         await sock.close()
