@@ -5,7 +5,8 @@ missed (``replay``).
 On PostgreSQL both run on the event loop (``fastpath.onloop``): the session's row, then the
 user with the scene's campaign and their membership in one statement, then the scene's newest
 seq at hello. Nothing goes to a database thread, and nothing is compiled by the ORM per socket
-(a table restart opens hundreds at once: bench/README.md, "The socket's opening on the loop").
+(a table restart opens hundreds at once: bench/README.md, "Issue 37, the hot path as a design
+step").
 The session is checked as Django checks it (``django.contrib.auth.get_user``): its user, its
 backend, its hash against the user's password. Whatever that check would have to change (a
 hash that verifies only with an old secret, which Django rotates; a stale session, which it

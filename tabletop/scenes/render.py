@@ -1,8 +1,8 @@
 """Render: what each viewer gets of a recorded event: the one place that decides it, with
 ``audiences.visibility``. A live frame (``render_frame``: the card, the cards it changed, the
 tools and procedure views it made stale, the ledger head), a card alone (``render_card``), and
-the pages and replays a viewer reads (``visible_page``, ``visible_events``). ``Renders`` shares
-one broadcast's renders between viewers who would get the same bytes.
+the pages and replays a viewer reads (``visible_page``; a replay's ``every_event``). ``Renders``
+shares one broadcast's renders between viewers who would get the same bytes.
 """
 
 from __future__ import annotations
@@ -285,16 +285,4 @@ def every_event(*, scene: Scene, after_seq: int = 0) -> list[SceneEvent]:
     for event in events:
         event.scene = scene  # the cards ask for the campaign's system: no query per card
         out.append(with_sheet(event))
-    return out
-
-
-def visible_events(
-    *, scene: Scene, viewer: Viewer, after_seq: int = 0
-) -> list[tuple[SceneEvent, Visibility]]:
-    """The events a viewer may see after ``after_seq``, in order (page load and replay)."""
-    out = []
-    for event in every_event(scene=scene, after_seq=after_seq):
-        vis = visibility(event, viewer)
-        if vis is not None:
-            out.append((event, vis))
     return out

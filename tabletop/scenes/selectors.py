@@ -18,17 +18,12 @@ from tabletop.campaigns.models import Campaign
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes import fastpath
-from tabletop.scenes.audiences import Viewer, Visibility, visibility
+from tabletop.scenes.audiences import Viewer, visibility
 from tabletop.scenes.fastpath import onloop
 from tabletop.scenes.models import Presence, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_views
-from tabletop.scenes.render import Renders, every_event, render_frame, visible_events
-from tabletop.scenes.tools import (
-    TOOLS,
-    render_tools,
-    render_tools_and_views,
-    stale_tools_and_views,
-)
+from tabletop.scenes.render import Renders, every_event, render_frame
+from tabletop.scenes.tools import TOOLS, render_tools, stale_tools_and_views
 
 
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
@@ -49,15 +44,15 @@ def scene_last_seq(*, scene_id: int) -> int:
 def replay_frames(
     *, scene_id: int, viewer: Viewer, after_seq: int, upto_seq: int | None = None
 ) -> list[str]:
-    """Frames for what the viewer missed after ``after_seq`` (rendered as not live).
+    """Frames for what the viewer missed in (``after_seq``, ``upto_seq``] (default: up to the
+    scene's newest seq), rendered as not live.
 
-    With ``upto_seq`` (a socket's catch-up) the events come from the scene's tail: read and
-    rendered once for every socket of the scene that asks for the same stretch within
-    ``TAIL_SECONDS`` (a table reconnecting after a restart asks eight times), each viewer
-    getting only what ``visibility`` gives them (``render.Renders``)."""
+    The events come from the scene's tail: read and rendered once for every socket of the scene
+    that asks for the same stretch within ``TAIL_SECONDS`` (a table reconnecting after a restart
+    asks eight times), each viewer getting only what ``visibility`` gives them
+    (``render.Renders``)."""
     if upto_seq is None:
-        scene = Scene.objects.select_related("campaign").get(pk=scene_id)
-        return _frames(visible_events(scene=scene, viewer=viewer, after_seq=after_seq), viewer)
+        upto_seq = scene_last_seq(scene_id=scene_id)
     tail = _tail(scene_id, after_seq, upto_seq)
     seen = [event for event in tail.events if visibility(event, viewer) is not None]
     frames = [render_frame(event, viewer, live=False, renders=tail.renders) for event in seen]
@@ -79,13 +74,6 @@ def replay_frames(
 
 #: A character's cells (an event's live frame) are the whole tool in a catch-up.
 WHOLE_TOOL = {"party-row": "party", "table-row": "table"}
-
-
-def _frames(events: list[tuple[SceneEvent, Visibility]], viewer: Viewer) -> list[str]:
-    frames = [render_frame(event, viewer, live=False) for event, _vis in events]
-    if frames:
-        frames.append(render_tools_and_views(events[0][0].scene, viewer, oob=True))
-    return frames
 
 
 #: How long the stretch of a scene's log read for one socket's catch-up serves the others.

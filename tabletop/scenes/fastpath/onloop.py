@@ -5,7 +5,8 @@ that opens never waits for a database thread.
 Every socket opening used to hop to Channels' one database thread four times (the session, the
 user, the scene, its presence) and once more for its hello: 800 sockets of a table restart
 queued 4,000 hops behind each other, and each hop handed the GIL over twice (bench/README.md,
-"The socket's opening on the loop"). Here a statement is awaited on the loop like a Redis call.
+"Issue 37, the hot path as a design step"). Here a statement is awaited on the loop like a
+Redis call.
 
 A statement is bounded (``WITHIN_SECONDS``): a stalled database is a quick error, never a socket
 waiting for ever. Errors come out as Django's (``django.db.OperationalError`` and its kin), so
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import weakref
 from collections.abc import Sequence
@@ -31,8 +31,6 @@ import psycopg
 from django.db import connections
 from django.db import utils as django_errors
 from psycopg.pq import TransactionStatus
-
-log = logging.getLogger(__name__)
 
 IDLE = TransactionStatus.IDLE
 
@@ -56,8 +54,7 @@ def available() -> bool:
 class _Connections:
     """One loop's connections: at most ``CONNECTIONS_PER_LOOP`` at once, kept while they work."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(self) -> None:
         self.free: list[psycopg.AsyncConnection] = []
         self.every: set[psycopg.AsyncConnection] = set()
         self.slots = asyncio.Semaphore(CONNECTIONS_PER_LOOP)
@@ -120,7 +117,7 @@ def _here() -> _Connections:
     if found is None:
         for old in [old for old in _loops if old.is_closed()]:
             _loops.pop(old).close()
-        found = _loops[loop] = _Connections(loop)
+        found = _loops[loop] = _Connections()
     return found
 
 

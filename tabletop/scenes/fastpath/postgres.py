@@ -77,24 +77,23 @@ class _Statements(EventInsert):
         plan = self.plan(connection)
         values = self.values(event, connection)
         head = event.ledger_hash or None
-        if check is not None and after is not None:
-            scene = check.scene
-            rows = {"s": scene, "c": scene.campaign}
-            as_seen = [
-                f.get_db_prep_value(getattr(rows[alias], f.attname), connection)
-                for alias, f in plan["seen_fields"]
-            ]
-            moved = [event.seq, head or after[1], event.scene_id, *as_seen, check.user_id]
-            sql, params = plan["seen"], [*moved, *values]
-        elif after is not None:
-            moved = [event.seq, head or after[1], event.scene_id, *after]
-            sql, params = plan["numbered"], [*moved, *values]
-        elif head:
-            sql, params = plan["with_head"], [head, event.scene_id, *values]
-        else:
-            sql, params = plan["insert"], values
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            if check is not None and after is not None:
+                scene = check.scene
+                rows = {"s": scene, "c": scene.campaign}
+                as_seen = [
+                    f.get_db_prep_value(getattr(rows[alias], f.attname), connection)
+                    for alias, f in plan["seen_fields"]
+                ]
+                moved = [event.seq, head or after[1], event.scene_id, *as_seen, check.user_id]
+                cursor.execute(plan["seen"], [*moved, *values])
+            elif after is not None:
+                moved = [event.seq, head or after[1], event.scene_id, *after]
+                cursor.execute(plan["numbered"], [*moved, *values])
+            elif head:
+                cursor.execute(plan["with_head"], [head, event.scene_id, *values])
+            else:
+                cursor.execute(plan["insert"], values)
             row = cursor.fetchone()
         if row is None:
             return False  # another event came first: the scene's row is as it was
