@@ -116,6 +116,7 @@ class Renders:
         self._cards: dict[tuple[Any, ...], list[tuple[dict[str, bool], str]]] = {}
         self._tools: dict[tuple[Any, ...], str] = {}
         self._cast: list[Character] | None = None
+        self._heads: dict[str, str] = {}
         # Sheets as the event's transaction committed them (``record.note_sheet``), and those
         # read since.
         self._sheets: dict[int, Character | None] = dict(sheets or {})
@@ -153,6 +154,13 @@ class Renders:
                     )
             html += self._tools[key]
         return html
+
+    def ledger_head(self, head: str) -> str:
+        """The ledger head's swap: the same for every member, rendered once."""
+        if head not in self._heads:
+            context = {"ledger_head": head, "oob": True}
+            self._heads[head] = render_fragment("scenes/_ledger_head.html#ledger-head", context)
+        return self._heads[head]
 
     def _sheet(self, event: SceneEvent) -> Character | None:
         # The event's character as committed, read once for the players' cells and the GM's
@@ -207,8 +215,7 @@ def render_frame(
             parts += render_procedure_views(event.scene, viewer, oob=True, only=procedures)
     if event.ledger_hash:
         # A chain event moves the ledger head: every member's page shows the same new one.
-        context = {"ledger_head": event.ledger_hash, "oob": True}
-        parts.append(render_fragment("scenes/_ledger_head.html#ledger-head", context))
+        parts.append(renders.ledger_head(event.ledger_hash))
     return "".join(parts)
 
 

@@ -11,10 +11,11 @@ value never breaks a card, the die shows "?".
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
+from html import escape  # Django's escape is this, behind a lazy-string check per call
 from typing import Any
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from tabletop import systems
@@ -187,16 +188,22 @@ def die(d: Any = None, **options: Any) -> str:
 
 
 def _face_html(face: dict[str, str]) -> str:
-    outline = (
-        f'<polygon class="die-outline" points="{escape(face["outline"])}"/>'
-        if face["outline"]
+    return _drawn_face(face["outline"], face["facets"], face["text"])
+
+
+@lru_cache(maxsize=2048)
+def _drawn_face(outline: str, facets: str, text: str) -> str:
+    # A card draws the same few faces over and over (a d6 showing 4): each drawn once.
+    shape = (
+        f'<polygon class="die-outline" points="{escape(outline)}"/>'
+        if outline
         else '<circle class="die-outline" cx="50" cy="50" r="46"/>'
     )
-    facets = f'<path class="die-facet" d="{escape(face["facets"])}"/>' if face["facets"] else ""
+    edges = f'<path class="die-facet" d="{escape(facets)}"/>' if facets else ""
     return (
         '<span class="die-body"><svg class="die-shape" viewBox="0 0 100 100" aria-hidden="true"'
-        f' focusable="false">{outline}{facets}</svg>'
-        f'<span class="die-num">{escape(face["text"])}</span></span>'
+        f' focusable="false">{shape}{edges}</svg>'
+        f'<span class="die-num">{escape(text)}</span></span>'
     )
 
 

@@ -11,10 +11,10 @@ error (cards read stored events, old ones too).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from html import escape  # Django's escape is this, behind a lazy-string check per call
 from typing import Any
 
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from rules.expression.reference import REFERENCE
