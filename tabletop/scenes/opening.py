@@ -16,7 +16,6 @@ engine) is left to Django itself on the database thread, as on SQLite, where eve
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -26,17 +25,15 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import AnonymousUser
-from django.contrib.sessions.models import Session
 from django.core.exceptions import SynchronousOnlyOperation, ValidationError
 from django.db import connections
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from tabletop.campaigns.models import Campaign
 from tabletop.scenes import selectors
 from tabletop.scenes.audiences import Viewer
-from tabletop.scenes.fastpath import onloop
-from tabletop.scenes.fastpath.statements import converted, converters, member_exists
+from tabletop.scenes.fastpath import onloop, sockets
+from tabletop.scenes.fastpath.statements import converted
 from tabletop.scenes.models import Scene
 
 #: The session engine and the backend whose checks are made here; any other is Django's.
@@ -74,7 +71,7 @@ async def _on_loop(session_key: str | None, scene_id: int) -> Opening | None:
     """The opening read on the loop, or None when Django must decide (``_on_thread``)."""
     if not session_key:
         return Opening(AnonymousUser(), None)  # no cookie: Django reads nothing either
-    plan = _plan()
+    plan = sockets.opening_plan()
     rows = await onloop.fetch(plan.session_sql, [session_key, timezone.now()])
     if not rows:
         return Opening(AnonymousUser(), None)  # no such session, or it expired
@@ -117,7 +114,7 @@ async def newest_seq(scene_id: int) -> int:
     """The scene's newest seq now (``Scene.DoesNotExist`` when it is gone)."""
     if not onloop.available():
         return await database_sync_to_async(selectors.scene_last_seq)(scene_id=scene_id)
-    rows = await onloop.fetch(_plan().newest_seq_sql, [scene_id])
+    rows = await onloop.fetch(sockets.opening_plan().newest_seq_sql, [scene_id])
     if not rows:
         raise Scene.DoesNotExist(f"scene {scene_id} is gone")
     return rows[0][0]
@@ -136,60 +133,3 @@ async def replay(*, scene_id: int, viewer: Viewer, after_seq: int, upto_seq: int
         except SynchronousOnlyOperation:
             pass
     return await database_sync_to_async(selectors.replay_frames)(**kwargs)
-
-
-@dataclass(frozen=True)
-class _Plan:
-    store_class: Any
-    user_model: Any
-    user_fields: list[Any]
-    user_converters: Any
-    session_sql: str
-    opening_sql: str
-    newest_seq_sql: str
-
-
-@functools.cache
-def _plan() -> _Plan:
-    """The opening's statements, built once from the models (PostgreSQL's dialect)."""
-    from importlib import import_module
-
-    connection = connections["default"]
-    quote = connection.ops.quote_name
-    user_model = auth.get_user_model()
-    user_meta, session, scene, campaign = (
-        user_model._meta,
-        Session._meta,
-        Scene._meta,
-        Campaign._meta,
-    )
-    user_fields = list(user_meta.concrete_fields)
-    session_sql = (
-        f"SELECT {quote(session.get_field('session_data').column)} "
-        f"FROM {quote(session.db_table)} "
-        f"WHERE {quote(session.get_field('session_key').column)} = %s "
-        f"AND {quote(session.get_field('expire_date').column)} > %s"
-    )
-    user_columns = ", ".join(f"u.{quote(f.column)}" for f in user_fields)
-    opening_sql = (
-        f"SELECT {user_columns}, c.{quote(campaign.pk.column)}, "
-        f"c.{quote(campaign.get_field('gm').column)}, {member_exists(connection)} "
-        f"FROM {quote(user_meta.db_table)} u "
-        f"LEFT JOIN {quote(scene.db_table)} s ON s.{quote(scene.pk.column)} = %s "
-        f"LEFT JOIN {quote(campaign.db_table)} c "
-        f"ON c.{quote(campaign.pk.column)} = s.{quote(scene.get_field('campaign').column)} "
-        f"WHERE u.{quote(user_meta.pk.column)} = %s"
-    )
-    newest_seq_sql = (
-        f"SELECT {quote(scene.get_field('last_seq').column)} FROM {quote(scene.db_table)} "
-        f"WHERE {quote(scene.pk.column)} = %s"
-    )
-    return _Plan(
-        store_class=import_module(settings.SESSION_ENGINE).SessionStore,
-        user_model=user_model,
-        user_fields=user_fields,
-        user_converters=converters(connection, [("u", f) for f in user_fields]),
-        session_sql=session_sql,
-        opening_sql=opening_sql,
-        newest_seq_sql=newest_seq_sql,
-    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -10,16 +9,13 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.db import connections
 from django.utils import timezone
 
-from tabletop.campaigns.models import Campaign
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes import fastpath
 from tabletop.scenes.audiences import Viewer, visibility
-from tabletop.scenes.fastpath import onloop
+from tabletop.scenes.fastpath import onloop, sockets
 from tabletop.scenes.models import Presence, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.render import Renders, every_event, render_frame
@@ -189,37 +185,12 @@ async def presence_on_loop(scene_id: int) -> tuple[int, list[Present]] | None:
     """The scene's GM and ``online_users``, in one statement on the event loop
     (``fastpath.onloop``), or None when the scene is gone."""
     fresh = timezone.now() - presence_stale_after()
-    rows = await onloop.fetch(_presence_sql(), [fresh, scene_id])
+    rows = await onloop.fetch(sockets.presence_list_sql(), [fresh, scene_id])
     if not rows:
         return None
     gm_id = rows[0][0]
     listed = [(scene_id, user, name, rtt) for _gm, user, name, rtt in rows if user is not None]
     return gm_id, _present(listed).get(scene_id, [])
-
-
-@functools.cache
-def _presence_sql() -> str:
-    """``presence_on_loop``'s statement, built from the models once."""
-    quote = connections["default"].ops.quote_name
-    scene, campaign, presence = Scene._meta, Campaign._meta, Presence._meta
-    user = get_user_model()._meta
-
-    def col(meta: Any, name: str) -> str:
-        return quote(meta.get_field(name).column)
-
-    return (
-        f"SELECT c.{col(campaign, 'gm')}, p.{col(presence, 'user')}, "
-        f"u.{col(user, user.model.USERNAME_FIELD)}, p.{col(presence, 'rtt_ms')} "
-        f"FROM {quote(scene.db_table)} s "
-        f"JOIN {quote(campaign.db_table)} c ON c.{quote(campaign.pk.column)} = "
-        f"s.{col(scene, 'campaign')} "
-        f"LEFT JOIN {quote(presence.db_table)} p ON p.{col(presence, 'scene')} = "
-        f"s.{quote(scene.pk.column)} AND p.{col(presence, 'last_seen')} >= %s "
-        f"LEFT JOIN {quote(user.db_table)} u ON u.{quote(user.pk.column)} = "
-        f"p.{col(presence, 'user')} "
-        f"WHERE s.{quote(scene.pk.column)} = %s "
-        f"ORDER BY u.{col(user, user.model.USERNAME_FIELD)}"
-    )
 
 
 def table_members(campaign: Any) -> list[dict[str, Any]]:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError, connections, transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.utils import timezone
 
@@ -18,7 +17,7 @@ from tabletop.scenes import command_threads, selectors
 from tabletop.scenes.access import require_gm
 from tabletop.scenes.audiences import scene_group
 from tabletop.scenes.due import settle_due_in
-from tabletop.scenes.fastpath import onloop
+from tabletop.scenes.fastpath import onloop, sockets
 from tabletop.scenes.fragments import presence_frame
 from tabletop.scenes.models import Presence, Scene
 from tabletop.scenes.record import record_event
@@ -122,7 +121,7 @@ async def presence_arrive(*, scene_id: int, user: Any, channel_name: str) -> Non
             scene_id=scene_id, user=user, channel_name=channel_name
         )
         return
-    insert, _ = _presence_sql()
+    insert, _ = sockets.presence_row_sql()
     await onloop.execute(insert, [scene_id, user.pk, channel_name, timezone.now()])
 
 
@@ -131,25 +130,8 @@ async def presence_depart(*, channel_name: str) -> None:
     if not onloop.available():
         await database_sync_to_async(presence_leave)(channel_name=channel_name)
         return
-    _, delete = _presence_sql()
+    _, delete = sockets.presence_row_sql()
     await onloop.execute(delete, [channel_name])
-
-
-@functools.cache
-def _presence_sql() -> tuple[str, str]:
-    """The presence row's INSERT (as ``presence_join``'s) and DELETE, built from the model."""
-    quote = connections["default"].ops.quote_name
-    meta = Presence._meta
-    table = quote(meta.db_table)
-    channel = quote(meta.get_field("channel_name").column)
-    columns = ", ".join(
-        quote(meta.get_field(name).column) for name in ("scene", "user", "channel_name")
-    )
-    insert = (
-        f"INSERT INTO {table} ({columns}, {quote(meta.get_field('last_seen').column)}) "
-        "VALUES (%s, %s, %s, %s)"
-    )
-    return insert, f"DELETE FROM {table} WHERE {channel} = %s"
 
 
 @dataclass(frozen=True)

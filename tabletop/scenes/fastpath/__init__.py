@@ -24,6 +24,10 @@ Which path a command takes (``actions.run_command``):
    (``character_in_campaign``, ``character_locked``), planned once per connection
    (``statements.PlannedPerConnection``), portable.
 
+A scene socket's own statements (its opening, its presence) are built in ``sockets`` and run on
+the event loop (``onloop``, PostgreSQL): they are not commands, and no path of ``Paths`` takes
+them.
+
 What a path needs is passed in and what it found is returned: nothing is kept on the model
 objects it is given (tests/tabletop/test_layout.py holds it so).
 """

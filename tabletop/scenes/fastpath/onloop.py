@@ -1,6 +1,6 @@
 """Statements on the event loop (PostgreSQL): a few asynchronous connections per loop
-(psycopg's async API), for the statements a socket's opening and its presence need, so a socket
-that opens never waits for a database thread.
+(psycopg's async API), for the statements a socket's opening and its presence need (built in
+``sockets``), so a socket that opens never waits for a database thread.
 
 Every socket opening used to hop to Channels' one database thread four times (the session, the
 user, the scene, its presence) and once more for its hello: 800 sockets of a table restart
