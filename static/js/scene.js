@@ -100,6 +100,7 @@ document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
 let seqBefore = 0;
 document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
   seqBefore = log.seq();
+  log.noteLive(evt.detail.message);  // before makeRoomForCards: it adds cards to the page
   log.makeRoomForCards(evt.detail.message);
 });
 

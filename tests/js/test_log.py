@@ -1,6 +1,6 @@
 """The log (static/js/scene/log.js): the seq cursor a hello carries, the "N new" count, the
-"you missed N events" marker and where a card this page never had is given its place, decided on
-the cards' data-seq texts as the page reads them."""
+"you missed N events" marker (which cards came live, which were replayed) and where a card this
+page never had is given its place, decided on the cards' data-seq texts as the page reads them."""
 
 from __future__ import annotations
 
@@ -110,7 +110,9 @@ def test_the_newest_cards_gist_is_one_line():
     [
         (12, 3000, 1000, 12),  # a card inside the replay's window was missed while away
         (12, 3000, 3000, 12),  # the window's last moment still counts
-        (12, 3000, 3001, None),  # after it, a card is live: no marker, whatever the replay was
+        # After it, a replayed card is another catch-up's (a message lost on the layer), not
+        # the reconnect's: no marker, whatever the replay was.
+        (12, 3000, 3001, None),
         (None, 3000, 1000, None),  # no reconnect: nothing was missed
         (0, 3000, 10, 0),  # a page that had no card yet: every replayed card was missed
     ],
@@ -118,3 +120,48 @@ def test_the_newest_cards_gist_is_one_line():
 def test_only_cards_in_the_replay_window_count_as_missed(cursor, until, now, marks):
     body = "return m.replayCursor(c.cursor, c.until, c.now);"
     assert one("log.js", body, {"cursor": cursor, "until": until, "now": now}) == marks
+
+
+def card(seq: str, *, live: bool = False, present: bool = False) -> dict:
+    return {"seq": seq, "live": live, "present": present}
+
+
+@pytest.mark.parametrize(
+    ("cards", "came_live"),
+    [
+        ([card("13", live=True)], [13]),  # a live frame's new card
+        ([card("13")], []),  # a replayed card (the server renders it unmarked)
+        # A live reveal of a secret roll this page never had: the roll's card comes unmarked in
+        # the live frame (changed in place), and came live with it.
+        ([card("14", live=True), card("11")], [14, 11]),
+        # A live frame that changes a card the page has: that card keeps how it first came
+        # (missed when it was replayed, live when it came live).
+        ([card("15", live=True), card("12", present=True)], [15]),
+        ([card("12", present=True)], []),  # a replayed frame changing a card in place
+        ([card("x", live=True)], []),  # a card without a readable seq
+        ([], []),  # a frame with no card (the tools after a replay, a presence list)
+    ],
+)
+def test_the_cards_a_frame_brings_live(cards, came_live):
+    assert one("log.js", "return m.liveArrivals(c);", cards) == came_live
+
+
+@pytest.mark.parametrize(
+    ("texts", "cursor", "came_live", "missed"),
+    [
+        # Up to date at the reconnect, then a roll live within the window: nothing missed.
+        (["10", "11"], 10, [11], [0, -1]),
+        # Two cards replayed, then one live: the two, the marker above the first.
+        (["9", "10", "11", "12", "13"], 10, [13], [2, 2]),
+        # A replayed card after a live one still counts; the marker stays above the first.
+        (["10", "11", "12"], 10, [11], [1, 2]),
+        (["10", "11", "12"], 10, [], [2, 1]),
+        # The page's own cards and earlier entries loaded on demand are not after the cursor.
+        (["3", "4", "10"], 10, [], [0, -1]),
+        # A place made for a live reveal of a card never had stands in seq order among them.
+        (["10", "11", "12", "13"], 10, [11, 13], [1, 2]),
+    ],
+)
+def test_missed_cards_are_after_the_cursor_and_did_not_come_live(texts, cursor, came_live, missed):
+    body = "return m.missedAmong(c.texts, c.cursor, c.live);"
+    assert one("log.js", body, {"texts": texts, "cursor": cursor, "live": came_live}) == missed

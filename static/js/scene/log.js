@@ -10,6 +10,7 @@ let stickToBottom = true;
 let unread = 0;
 let replayFrom = null;  // the seq this page had when its socket came back
 let replayUntil = 0;
+let cameLive = [];  // the seqs of the cards that came live since then
 
 // The log's cards, as the page adds them (its direct children with a seq).
 const CARDS = ":scope > [data-seq]";
@@ -35,6 +36,33 @@ export function firstAfter(seqTexts, seq) {
     if (parseInt(seqTexts[i], 10) > seq) { return i; }
   }
   return -1;
+}
+
+// The seqs a frame's cards make live on this page (cards: {seq, live, present} each, seq the
+// card's data-seq text, live its "live" class, present whether the page has it already): in a
+// live frame, every card this page has not had yet, the new one the server marks live and one
+// it changed that this page never had (a secret roll revealed), which it renders unmarked; in
+// a replayed frame, none.
+export function liveArrivals(cards) {
+  if (!cards.some(function (card) { return card.live; })) { return []; }
+  return cards
+    .filter(function (card) { return !card.present; })
+    .map(function (card) { return parseInt(card.seq, 10); })
+    .filter(function (seq) { return !isNaN(seq); });
+}
+
+// The cards missed while away among seqTexts (the log's, in its order): newer than the cursor
+// from and not come live (cameLive: their seqs). [how many, where the first stands (-1: none)].
+export function missedAmong(seqTexts, from, cameLive) {
+  let count = 0;
+  let first = -1;
+  seqTexts.forEach(function (text, i) {
+    const n = parseInt(text, 10);
+    if (!(n > from) || cameLive.indexOf(n) >= 0) { return; }
+    if (first < 0) { first = i; }
+    count += 1;
+  });
+  return [count, first];
 }
 
 // The reader is at the bottom of the log, within 40 px of it.
@@ -127,28 +155,67 @@ export function listen() {
 
 // --- after a reconnect: "you missed N events", above the first card replayed ---
 
+// How long after the socket reopened a card that did not come live still counts as replayed.
+// Live cards are told apart by their own mark (liveArrivals), not by this window; it stays as
+// an upper bound for the rest: the reconnect's replay follows its hello at once, and a card
+// replayed later comes from another catch-up (a message lost on the layer, the heartbeat),
+// not "while reconnecting".
+const REPLAY_WINDOW_MS = 3000;
+
 export function expectReplay() {
   replayFrom = lastSeq;
-  replayUntil = Date.now() + 3000;
+  replayUntil = Date.now() + REPLAY_WINDOW_MS;
+  cameLive = [];
 }
 
-// Where the cards missed while away start (the cursor when the socket reopened), or null: only
-// cards that come in the replay's window after a reconnect were missed; any later card is live,
-// even when the replay brought nothing (the page was up to date).
+// Where the cards missed while away start (the cursor when the socket reopened), or null once
+// the replay's window is over: the reconnect's replay is done by then.
 export function replayCursor(from, until, now) {
   return from !== null && now <= until ? from : null;
 }
 
+// A frame's cards, before htmx swaps it in: its new card (in the log's beforeend wrapper) and
+// the cards it changes in place (its top-level ones).
+function frameCards(message) {
+  const frame = document.createElement("template");
+  frame.innerHTML = message;
+  const cards = [];
+  Array.prototype.forEach.call(frame.content.children, function (top) {
+    const group = top.id === "scene-log" ? Array.prototype.slice.call(top.children) : [top];
+    group.forEach(function (card) {
+      if (card.hasAttribute("data-seq")) { cards.push(card); }
+    });
+  });
+  return cards;
+}
+
+// While a replay may come in: note which of a frame's cards come live. Before the frame is
+// swapped in (and before makeRoomForCards), so a card's first arrival decides: a live card that
+// a later frame changes in place (rendered unmarked then) stays live, a replayed card that a
+// live frame changes stays missed.
+export function noteLive(message) {
+  if (replayFrom === null || typeof message !== "string" || message.indexOf("data-seq") < 0) {
+    return;
+  }
+  const cards = frameCards(message).map(function (card) {
+    return {
+      seq: card.getAttribute("data-seq"),
+      live: card.classList.contains("live"),
+      present: !!(card.id && document.getElementById(card.id))
+    };
+  });
+  cameLive = cameLive.concat(liveArrivals(cards));
+}
+
 export function markMissed() {
   replayFrom = replayCursor(replayFrom, replayUntil, Date.now());
-  if (replayFrom === null) { return; }
+  if (replayFrom === null) { cameLive = []; return; }
   const el = log();
   if (!el) { return; }
   const cards = el.querySelectorAll(CARDS);
-  const seqs = seqsOf(cards);
-  const missed = countAfter(seqs, replayFrom);
+  const [missed, at] = missedAmong(seqsOf(cards), replayFrom, cameLive);
   if (!missed) { return; }
-  const first = cards[firstAfter(seqs, replayFrom)];
+  const first = cards[at];
   let marker = document.getElementById("missed-marker");
   if (!marker) {
     marker = document.createElement("p");
@@ -168,9 +235,7 @@ export function markMissed() {
 export function makeRoomForCards(message) {
   const el = log();
   if (!el || typeof message !== "string" || message.indexOf('hx-swap-oob="morph"') < 0) { return; }
-  const frame = document.createElement("template");
-  frame.innerHTML = message;
-  Array.prototype.forEach.call(frame.content.children, function (card) {
+  frameCards(message).forEach(function (card) {
     const seq = parseInt(card.getAttribute("data-seq") || "", 10);
     if (card.getAttribute("hx-swap-oob") !== "morph" || !card.id || isNaN(seq) ||
         document.getElementById(card.id)) { return; }
