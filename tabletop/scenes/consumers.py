@@ -59,6 +59,7 @@ NOT_ANSWERING = (
 DATABASE_DOWN = (
     "The table's server cannot reach its database: this was not made. Try again in a moment."
 )
+SERVER_BUSY = "The table's server is too busy just now: this was not made. Try again in a moment."
 #: The id a page gives a command (``cid``) to learn how it ended: a short token of its own.
 COMMAND_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: The id in a frame refused unread (a flood): as the page writes it, no JSON parse.
@@ -164,6 +165,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         await self.join_groups()
         self.cursor: int | None = None  # newest seq this socket has (None until "hello")
         self.pending: list[dict[str, Any]] = []  # live events that came before "hello"
+        self.greeting: int | None = None  # a hello's last_seq until the hello is done
         self.tokens = RATE_BURST
         self.tokens_at = time.monotonic()
         self.catching_up = asyncio.Lock()
@@ -174,10 +176,21 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         # stall then let a backlog land as a burst the limit refused).
         self.commands: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
         self.worker = asyncio.ensure_future(self._work())
+        try:
+            await actions.presence_arrive(
+                scene_id=self.scene_id, user=user, channel_name=self.channel_name
+            )
+        except (OperationalError, InterfaceError) as exc:
+            # Refused before it opens (403), as when its opening could not be read: its page
+            # tries again. Open without its presence row, it would be missing from the
+            # table's list for as long as it stayed.
+            outage.database.failed(exc)
+            self.left = True  # it joined its groups alone: no beat, no presence to leave
+            self.commands.put_nowait((time.monotonic(), _CLOSED))
+            await self._leave_groups()
+            await self.close()
+            return
         await self.accept()
-        await actions.presence_arrive(
-            scene_id=self.scene_id, user=user, channel_name=self.channel_name
-        )
         beats.announce_presence(self.scene_id)
         beats.join(self.scene_id, self)
 
@@ -274,7 +287,8 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             await self._refuse(content, str(exc))
         except (OperationalError, InterfaceError) as exc:
             outage.database.failed(exc)  # one log line for the outage, not one per command
-            await self._refuse(content, DATABASE_DOWN, retry=True)
+            busy = getattr(exc, "process_busy", False)
+            await self._refuse(content, SERVER_BUSY if busy else DATABASE_DOWN, retry=True)
         except Exception:
             # A bug behind one command must not drop the player's live table; actions are atomic.
             log.exception("scene command failed")
@@ -310,20 +324,24 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.left = True
         self.commands.put_nowait((time.monotonic(), _CLOSED))  # what it accepted still runs
         beats.leave(self.scene_id, self)
-        if not outage.layer.down:
-            try:
-                for group in self.groups_joined:
-                    await asyncio.wait_for(
-                        self.channel_layer.group_discard(group, self.channel_name),
-                        command_threads.LAYER_SEND_SECONDS,
-                    )
-            except Exception as exc:  # down: its groups expire (settings.CHANNEL_LAYERS)
-                outage.layer.failed(exc)
+        await self._leave_groups()
         try:
             await actions.presence_depart(channel_name=self.channel_name)
         except (OperationalError, InterfaceError) as exc:
             outage.database.failed(exc)  # its presence row goes stale and drops out
         await beats.announce_departure(self.scene_id)
+
+    async def _leave_groups(self) -> None:
+        if outage.layer.down:
+            return  # its groups expire (settings.CHANNEL_LAYERS)
+        try:
+            for group in self.groups_joined:
+                await asyncio.wait_for(
+                    self.channel_layer.group_discard(group, self.channel_name),
+                    command_threads.LAYER_SEND_SECONDS,
+                )
+        except Exception as exc:
+            outage.layer.failed(exc)
 
     def _take_token(self) -> bool:
         now = time.monotonic()
@@ -338,15 +356,30 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         last_seq = content.get("last_seq", 0)
         if isinstance(last_seq, bool) or not isinstance(last_seq, int) or last_seq < 0:
             raise ClientError("hello needs last_seq, the newest seq you have (a whole number).")
+        # Kept until the hello is done: when the database fails it now (the page is told), the
+        # scene's next beat finishes it, and the live frames that wait for it go out then.
+        # Before, such a page heard nothing more until it reloaded.
+        self.greeting = last_seq
+        await self._greet(await newest_seq(self.scene_id))
+
+    async def _greet(self, newest: int) -> None:
+        """Finish the hello: what the page missed up to ``newest``, then the frames that came
+        meanwhile; or "reload" when it is too far behind."""
         async with self.catching_up:
-            newest = await newest_seq(self.scene_id)
-            if newest - last_seq > REPLAY_LIMIT:
+            if self.greeting is None:
+                return  # done already (a beat and a hello, or two hellos)
+            if newest - self.greeting > REPLAY_LIMIT:
                 await self.send_json({"type": "reload", "reason": "too far behind"})
                 await self.close()
                 return
-            self.cursor = min(last_seq, newest)
-            if self.cursor < newest:  # the usual page load is current: nothing to fetch
-                await self._catch_up(newest)
+            self.cursor = min(self.greeting, newest)
+            try:
+                if self.cursor < newest:  # the usual page load is current: nothing to fetch
+                    await self._catch_up(newest)
+            except BaseException:
+                self.cursor = None  # not greeted: frames keep waiting, the next beat tries
+                raise
+            self.greeting = None
             pending, self.pending = self.pending, []
         for message in pending:
             await self.scene_event(message)
@@ -416,7 +449,14 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         """The scene's heartbeat says the database has events up to ``newest_seq``. Catch up
         only on what was already missing at the previous beat (a dropped message), not on
         frames still on their way."""
-        if self.cursor is None or self.ended:
+        if self.ended:
+            return
+        if self.cursor is None:
+            if self.greeting is not None:  # a hello the database failed: finished now
+                try:
+                    await self._greet(newest_seq)
+                except (OperationalError, InterfaceError) as exc:
+                    outage.database.failed(exc)  # the next beat tries again
             return
         missing, self.expected = self.expected, newest_seq
         if missing is not None and self.cursor < missing:

@@ -56,6 +56,8 @@ class Outage:
         self.keep_probing()
 
     def failed(self, error: BaseException | str) -> None:
+        if getattr(error, "process_busy", False):
+            return  # the process was too busy to ask (``onloop.Busy``): the service is fine
         self.failures += 1
         if self.since is None:
             self.since = self.probed_at = time.monotonic()

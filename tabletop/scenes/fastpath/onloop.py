@@ -44,6 +44,16 @@ CONNECTIONS_PER_LOOP = int(os.environ.get("LOOP_DATABASE_CONNECTIONS", "2"))
 WITHIN_SECONDS = 3.0
 
 
+class Busy(django_errors.OperationalError):
+    """Every connection of this loop stayed taken for the whole bound: this process is busy
+    (a storm of sockets opening at once), which is not the database failing. It is still a
+    refusal (an ``OperationalError``, handled where those are: the socket's page tries again),
+    but no outage (``outage.Outage.failed`` passes it by): a slow box's storm once declared the
+    database down and refused every command for seconds (bench/README.md, "Lever 2, measured")."""
+
+    process_busy = True
+
+
 def available() -> bool:
     """Whether statements can run on the loop: PostgreSQL, and not switched off."""
     if os.environ.get("LOOP_STATEMENTS", "1") == "0":
@@ -74,14 +84,22 @@ class _Connections:
         self.every.add(conn)
         return conn
 
-    async def take(self) -> tuple[psycopg.AsyncConnection, bool]:
-        """A connection (waiting for a slot), and whether it was kept from before: a kept one
-        may have been cut since. Give it back with ``give_back``."""
-        await self.slots.acquire()
+    async def take(self, within: float) -> tuple[psycopg.AsyncConnection, bool]:
+        """A connection (waiting for a slot, then connecting, each within ``within`` s), and
+        whether it was kept from before: a kept one may have been cut since. Give it back with
+        ``give_back``. ``Busy`` when no slot came free in time."""
+        try:
+            async with asyncio.timeout(within):
+                await self.slots.acquire()
+        except TimeoutError:
+            raise Busy(
+                f"every database connection of this process stayed busy for {within:g} s"
+            ) from None
         try:
             if self.free:
                 return self.free.pop(), True
-            return await self._connect(), False
+            async with asyncio.timeout(within):  # a server that does not answer a connect
+                return await self._connect(), False
         except BaseException:
             self.slots.release()
             raise
@@ -189,8 +207,7 @@ async def _run(
     here = _here()
     for attempt in (1, 2):
         try:
-            async with asyncio.timeout(within):  # a free connection, or a new one
-                conn, kept_before = await here.take()
+            conn, kept_before = await here.take(within)
         except (psycopg.Error, TimeoutError) as exc:
             raise _django_error(exc) from exc
         try:
