@@ -15,14 +15,16 @@ import json
 import logging
 import math
 import re
+import secrets
 import time
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import InterfaceError, OperationalError
+from django.db import IntegrityError, InterfaceError, OperationalError
 
 from rules.core import RulesError
 from tabletop.scenes import actions, beats, command_threads, outage
@@ -59,6 +61,10 @@ NOT_ANSWERING = (
 DATABASE_DOWN = (
     "The table's server cannot reach its database: this was not made. Try again in a moment."
 )
+#: The first wait before a hello the database failed is tried again (then doubled, up to the
+#: scene's heartbeat, which also tries).
+GREET_AGAIN_SECONDS = 0.5
+_jitter = secrets.SystemRandom()
 SERVER_BUSY = "The table's server is too busy just now: this was not made. Try again in a moment."
 #: The id a page gives a command (``cid``) to learn how it ended: a short token of its own.
 COMMAND_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
@@ -109,6 +115,7 @@ def _too_deep(text: str) -> bool:
 
 class SceneConsumer(AsyncJsonWebsocketConsumer):
     ended = False  # set when the user's session ends (logout, removal...): nothing more flows
+    present = False  # its presence row is written (``_arrive``)
     left = False  # set once the socket has left its groups, beat and presence (``_leave``)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -166,6 +173,7 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.cursor: int | None = None  # newest seq this socket has (None until "hello")
         self.pending: list[dict[str, Any]] = []  # live events that came before "hello"
         self.greeting: int | None = None  # a hello's last_seq until the hello is done
+        self.greeter: asyncio.Task[None] | None = None  # trying a failed hello again
         self.tokens = RATE_BURST
         self.tokens_at = time.monotonic()
         self.catching_up = asyncio.Lock()
@@ -176,23 +184,26 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         # stall then let a backlog land as a burst the limit refused).
         self.commands: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
         self.worker = asyncio.ensure_future(self._work())
+        await self.accept()
+        self.present = await self._arrive()
+        if self.present:
+            beats.announce_presence(self.scene_id)
+        beats.join(self.scene_id, self)
+
+    async def _arrive(self) -> bool:
+        """Write the socket's presence row; False when the database cannot now. The socket
+        stays open and live, and the scene's next beat writes it (``beat``): refused instead,
+        a storm of sockets opening on a busy process came back as a storm of retries."""
         try:
             await actions.presence_arrive(
-                scene_id=self.scene_id, user=user, channel_name=self.channel_name
+                scene_id=self.scene_id, user=self.user, channel_name=self.channel_name
             )
+        except IntegrityError:
+            return True  # written by a try whose answer did not come back in time
         except (OperationalError, InterfaceError) as exc:
-            # Refused before it opens (403), as when its opening could not be read: its page
-            # tries again. Open without its presence row, it would be missing from the
-            # table's list for as long as it stayed.
             outage.database.failed(exc)
-            self.left = True  # it joined its groups alone: no beat, no presence to leave
-            self.commands.put_nowait((time.monotonic(), _CLOSED))
-            await self._leave_groups()
-            await self.close()
-            return
-        await self.accept()
-        beats.announce_presence(self.scene_id)
-        beats.join(self.scene_id, self)
+            return False
+        return True
 
     async def disconnect(self, code: int) -> None:
         await self._leave()
@@ -287,6 +298,8 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
             await self._refuse(content, str(exc))
         except (OperationalError, InterfaceError) as exc:
             outage.database.failed(exc)  # one log line for the outage, not one per command
+            if isinstance(content, dict) and content.get("command") == "hello":
+                return  # tried again by itself (``_greet_soon``): nothing for the page to do
             busy = getattr(exc, "process_busy", False)
             await self._refuse(content, SERVER_BUSY if busy else DATABASE_DOWN, retry=True)
         except Exception:
@@ -356,11 +369,31 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         last_seq = content.get("last_seq", 0)
         if isinstance(last_seq, bool) or not isinstance(last_seq, int) or last_seq < 0:
             raise ClientError("hello needs last_seq, the newest seq you have (a whole number).")
-        # Kept until the hello is done: when the database fails it now (the page is told), the
-        # scene's next beat finishes it, and the live frames that wait for it go out then.
+        # Kept until the hello is done: when the database fails it now, it is tried again
+        # shortly and at the scene's beats, and the live frames that wait for it go out then.
         # Before, such a page heard nothing more until it reloaded.
         self.greeting = last_seq
-        await self._greet(await newest_seq(self.scene_id))
+        try:
+            await self._greet(await newest_seq(self.scene_id))
+        except (OperationalError, InterfaceError):
+            self._greet_soon()
+            raise
+
+    def _greet_soon(self) -> None:
+        if self.greeter is None or self.greeter.done():
+            self.greeter = asyncio.ensure_future(self._greet_again())
+
+    async def _greet_again(self) -> None:
+        """Try a failed hello again, sooner than the scene's beat, with a growing jittered wait
+        (a busy moment passes; a storm's sockets don't all come back at once)."""
+        wait = GREET_AGAIN_SECONDS
+        while self.greeting is not None and not self.left and not self.ended:
+            await asyncio.sleep(wait * (0.5 + _jitter.random()))
+            try:
+                await self._greet(await newest_seq(self.scene_id))
+            except (OperationalError, InterfaceError) as exc:
+                outage.database.failed(exc)
+                wait = min(wait * 2, settings.SCENE_HEARTBEAT_SECONDS)
 
     async def _greet(self, newest: int) -> None:
         """Finish the hello: what the page missed up to ``newest``, then the frames that came
@@ -451,6 +484,9 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         frames still on their way."""
         if self.ended:
             return
+        if not self.present and await self._arrive():  # its row, missing since it opened
+            self.present = True
+            beats.announce_presence(self.scene_id)
         if self.cursor is None:
             if self.greeting is not None:  # a hello the database failed: finished now
                 try:

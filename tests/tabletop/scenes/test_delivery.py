@@ -125,6 +125,7 @@ class FakeSocket(SceneConsumer):
     def __init__(self, cursor: int) -> None:
         super().__init__()
         self.cursor, self.expected, self.ended = cursor, None, False
+        self.present = True  # its presence row written when it opened
         self.catching_up = asyncio.Lock()
         self.caught_up_to: list[int] = []
 
