@@ -132,9 +132,9 @@ class PageErrors:
 #: What a server stopped on purpose shows in the browser (``PageErrors.expect_outage``).
 OUTAGE_ERRORS = (
     r"WebSocket connection to .* failed",
-    # Refused while it is down; cut off (reset, or closed before any answer) as it stops: an
-    # odds request, or the favicon, that was on its way then.
-    r"ERR_(CONNECTION_REFUSED|CONNECTION_RESET|CONNECTION_CLOSED|EMPTY_RESPONSE)",
+    # Refused while it is down; cut off (reset, closed before any answer, or its socket gone
+    # as the request was written) as it stops: an odds request, or the favicon, on its way then.
+    r"ERR_(CONNECTION_REFUSED|CONNECTION_RESET|CONNECTION_CLOSED|EMPTY_RESPONSE|SOCKET_NOT_CONNECTED)",
     "htmx:",
     "Event",
 )
