@@ -337,24 +337,20 @@ class SceneConsumer(AsyncJsonWebsocketConsumer):
         self.left = True
         self.commands.put_nowait((time.monotonic(), _CLOSED))  # what it accepted still runs
         beats.leave(self.scene_id, self)
-        await self._leave_groups()
+        if not outage.layer.down:
+            try:
+                for group in self.groups_joined:
+                    await asyncio.wait_for(
+                        self.channel_layer.group_discard(group, self.channel_name),
+                        command_threads.LAYER_SEND_SECONDS,
+                    )
+            except Exception as exc:  # down: its groups expire (settings.CHANNEL_LAYERS)
+                outage.layer.failed(exc)
         try:
             await actions.presence_depart(channel_name=self.channel_name)
         except (OperationalError, InterfaceError) as exc:
             outage.database.failed(exc)  # its presence row goes stale and drops out
         await beats.announce_departure(self.scene_id)
-
-    async def _leave_groups(self) -> None:
-        if outage.layer.down:
-            return  # its groups expire (settings.CHANNEL_LAYERS)
-        try:
-            for group in self.groups_joined:
-                await asyncio.wait_for(
-                    self.channel_layer.group_discard(group, self.channel_name),
-                    command_threads.LAYER_SEND_SECONDS,
-                )
-        except Exception as exc:
-            outage.layer.failed(exc)
 
     def _take_token(self) -> bool:
         now = time.monotonic()
