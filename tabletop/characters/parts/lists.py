@@ -9,29 +9,49 @@ from typing import Any, ClassVar
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.forms.utils import ErrorDict
 
 from tabletop.characters.parts.base import (
     NAME_MAX,
     Part,
     Section,
     Stat,
-    a_word,
     canonical,
     display_skill,
     int_field,
     int_in,
     text,
 )
+from tabletop.words import a_word
 
 # --- lists of rows --------------------------------------------------------------------------------
 
 
 class RowForm(forms.Form):
-    """One row of a small formset; a row left blank is skipped."""
+    """One row of a small formset; a row left blank is skipped.
+
+    A row counts by its name: typed values in a row without a name (a spare row's number, say)
+    get one clear message on the name, not "required" on every field of the row.
+    """
 
     def __init__(self, *args: Any, part: Part, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.part = part
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        if not self.is_bound or "name" not in self.fields or not self._errors:
+            return
+        if self["name"].value() not in (None, "") and str(self["name"].value()).strip():
+            return
+        if self.data.get(self.add_prefix("DELETE")) not in (None, "", "off", "false"):
+            return  # ticked "Remove": dropped whatever it holds
+        noun = getattr(self.part, "row_noun", "row")
+        self._errors = ErrorDict()
+        if self.empty_permitted:  # a spare row
+            self.add_error("name", f"Give this {noun} a name, or clear the row to add none.")
+        else:
+            self.add_error("name", f"Give this {noun} a name, or tick Remove to drop it.")
 
 
 class RowFormSet(forms.BaseFormSet):
@@ -89,6 +109,11 @@ class RowsPart(Part):
     def form_prefix(self) -> str:
         return self.prefix or self.key
 
+    @property
+    def row_noun(self) -> str:
+        """What one row is ("skill"), for the messages about a row."""
+        return getattr(self, "noun", "") or "row"
+
     def form_hint(self) -> str:
         return self.hint
 
@@ -134,6 +159,10 @@ class SkillList(RowsPart):
     specialisation: bool = False
     may_specify: tuple[str, ...] = ()
     must_specify: tuple[str, ...] = ()
+
+    @property
+    def row_noun(self) -> str:
+        return "skill"
 
     def form_hint(self) -> str:
         if not self.specialisation:

@@ -455,5 +455,5 @@ def test_the_error_summary_lists_every_message_with_where_to_go():
     target = form[cell(form, "ladder", "Normal", "Cost")].id_for_label
     assert form.error_summary == [
         (target, "Normal · Cost: enter a whole number."),
-        ("ruleset-ladder", "The ruleset's 'ladder' is odd."),
+        ("ruleset-ladder", "Ladder is odd."),
     ]
