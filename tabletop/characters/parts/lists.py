@@ -48,10 +48,14 @@ class RowForm(forms.Form):
             return  # ticked "Remove": dropped whatever it holds
         noun = getattr(self.part, "row_noun", "row")
         self._errors = ErrorDict()
-        if self.empty_permitted:  # a spare row
-            self.add_error("name", f"Give this {noun} a name, or clear the row to add none.")
+        if isinstance(self.fields["name"], forms.ChoiceField):
+            ask = f"Choose {a_word(noun)}"
         else:
-            self.add_error("name", f"Give this {noun} a name, or tick Remove to drop it.")
+            ask = f"Give this {noun} a name"
+        if self.empty_permitted:  # a spare row
+            self.add_error("name", f"{ask}, or clear the row to add none.")
+        else:
+            self.add_error("name", f"{ask}, or tick Remove to drop it.")
 
 
 class RowFormSet(forms.BaseFormSet):

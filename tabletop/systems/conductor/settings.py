@@ -38,7 +38,9 @@ def parse_supply_dice(text: str) -> list[int]:
         if not 2 <= size <= MAX_SIDES:
             raise ValueError(f"a die has from 2 to {MAX_SIDES} sides, not {size}.")
         if sizes and size >= sizes[-1]:
-            raise ValueError(f"list the dice largest first: d{size} comes after d{sizes[-1]}.")
+            raise ValueError(
+                f"d{size} cannot come after d{sizes[-1]}: each die is smaller than the one before."
+            )
         sizes.append(size)
     if not sizes:
         raise ValueError("give at least one die, such as d12, d10, d8.")

@@ -10,7 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.tabletop.characters.helpers import conductor_data
+from tests.tabletop.characters.helpers import conductor_data, percentile_data, rows
 
 pytestmark = pytest.mark.django_db
 
@@ -102,11 +102,9 @@ def test_typing_only_a_number_in_a_spare_row_asks_for_its_name_alone(client, mak
     response = client.post(create_url(make_campaign("conductor")), conductor_data(skills=skills))
     assert response.status_code == 200
     rows = response.context["forms"].rows("skills")
-    assert dict(rows.forms[1].errors) == {
-        "name": ["Give this skill a name, or clear the row to add none."]
-    }
+    assert dict(rows.forms[1].errors) == {"name": ["Choose a skill, or clear the row to add none."]}
     assert [(e.where, e.message) for e in response.context["forms"].errors] == [
-        ("Skills, row 2, Skill", "Give this skill a name, or clear the row to add none.")
+        ("Skills, row 2, Skill", "Choose a skill, or clear the row to add none.")
     ]
 
 
@@ -122,3 +120,14 @@ def test_a_spare_row_left_blank_adds_nothing_and_a_named_one_is_saved(client, ma
     assert response.status_code == 302
     character = campaign.characters.get()
     assert [skill["name"] for skill in character.conductor_sheet.skills] == ["Weapon", "Survival"]
+
+
+def test_a_number_in_a_spare_stat_row_asks_for_the_stats_name(client, make_campaign, alice):
+    client.force_login(alice)
+    data = percentile_data()
+    data.update(rows("stats", [{"name": "Perceptivity", "value": "5"}, {"value": "7"}]))
+    response = client.post(create_url(make_campaign("percentile")), data)
+    assert response.status_code == 200
+    assert [(e.where, e.message) for e in response.context["forms"].errors] == [
+        ("Stats, row 2, Stat", "Give this stat a name, or clear the row to add none.")
+    ]

@@ -100,7 +100,8 @@ def test_supply_dice_that_do_not_step_down_are_refused_beside_the_field(client, 
     response = post(client, campaign, data)
     assert response.status_code == 200
     assert messages(response) == [
-        "Wilderness · Supply dice, largest first: list the dice largest first: d10 comes after d8."
+        "Wilderness · Supply dice, largest first: d10 cannot come after d8: each die is "
+        "smaller than the one before."
     ]
     campaign.refresh_from_db()
     assert campaign.ruleset == {}
