@@ -58,6 +58,10 @@ class RowForm(forms.Form):
             self.add_error("name", f"{ask}, or tick Remove to drop it.")
 
 
+#: The most rows one list of a sheet keeps (skills, stats...).
+ROWS_MAX = 100
+
+
 class RowFormSet(forms.BaseFormSet):
     """Rows with a duplicate check: the second row naming the same thing gets the error."""
 
@@ -65,6 +69,10 @@ class RowFormSet(forms.BaseFormSet):
         return form.cleaned_data["name"].strip().casefold()
 
     duplicate_message = "{name} is listed twice."
+
+    default_error_messages = {
+        "too_many_forms": f"At most {ROWS_MAX} rows: remove some before adding more.",
+    }
 
     def add_fields(self, form: forms.Form, index: int | None) -> None:
         super().add_fields(form, index)
@@ -129,7 +137,12 @@ class RowsPart(Part):
 
     def formset(self) -> type[RowFormSet]:
         return forms.formset_factory(
-            self.row_form(), formset=self.row_formset(), extra=EXTRA_ROWS, can_delete=True
+            self.row_form(),
+            formset=self.row_formset(),
+            extra=EXTRA_ROWS,
+            can_delete=True,
+            max_num=ROWS_MAX,
+            validate_max=True,
         )
 
     def row_initial(self, character: Any) -> list[dict[str, Any]]:

@@ -131,3 +131,17 @@ def test_a_number_in_a_spare_stat_row_asks_for_the_stats_name(client, make_campa
     assert [(e.where, e.message) for e in response.context["forms"].errors] == [
         ("Stats, row 2, Stat", "Give this stat a name, or clear the row to add none.")
     ]
+
+
+def test_a_sheets_list_has_a_most_rows_said_when_passed(client, make_campaign, alice):
+    client.force_login(alice)
+    campaign = make_campaign("percentile")
+    page = client.get(create_url(campaign)).content.decode()
+    assert "Save to get more blank rows (up to 100)." in page
+    data = percentile_data()
+    data.update(rows("stats", [{"name": f"Stat {n}", "value": "1"} for n in range(101)]))
+    response = client.post(create_url(campaign), data)
+    assert response.status_code == 200
+    assert [(e.where, e.message) for e in response.context["forms"].errors] == [
+        ("Stats", "At most 100 rows: remove some before adding more.")
+    ]
