@@ -345,6 +345,8 @@ def test_a_stored_ruleset_that_no_longer_validates_still_opens(client, roll_and_
     response = client.get(settings_url(roll_and_keep))
     assert response.status_code == 200
     assert "no longer passes the rules" in response.content.decode()
+    # in the form's words: the field is "Attribute links", not "Ruleset field 'links'"
+    assert response.context["stored_problem"].startswith("Unknown colour in Attribute links")
 
 
 def test_a_stored_value_of_another_shape_is_shown_as_json_to_be_fixed(client, roll_and_keep):
