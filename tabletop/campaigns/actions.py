@@ -16,7 +16,7 @@ from django.utils import timezone
 
 import rules
 from tabletop import systems
-from tabletop.campaigns.models import Campaign, Invite, Membership
+from tabletop.campaigns.models import DESCRIPTION_MAX, Campaign, Invite, Membership
 from tabletop.scenes.sockets import end_user_sockets
 
 INVITE_INVALID = "This invite link does not work: it was revoked by the GM, or it never existed."
@@ -37,12 +37,15 @@ def campaign_create(
     name = (name or "").strip()
     if not name:
         raise ValidationError({"name": "Give the campaign a name."})
+    description = (description or "").strip()
+    if len(description) > DESCRIPTION_MAX:
+        raise ValidationError(
+            {"description": f"A description may have at most {DESCRIPTION_MAX:,} characters."}
+        )
     if systems.find(system) is None:
         labels = ", ".join(label for _, label in systems.choices())
         raise ValidationError({"system": f"Choose one of the systems: {labels}."})
-    campaign = Campaign.objects.create(
-        name=name, system=system, gm=gm, description=(description or "").strip()
-    )
+    campaign = Campaign.objects.create(name=name, system=system, gm=gm, description=description)
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
     return campaign
 

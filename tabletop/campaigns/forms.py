@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from tabletop import systems
-from tabletop.campaigns.models import Campaign
+from tabletop.campaigns.models import DESCRIPTION_MAX, Campaign
 
 
 class CampaignCreateForm(forms.Form):
@@ -23,8 +23,10 @@ class CampaignCreateForm(forms.Form):
     description = forms.CharField(
         label="Description (optional)",
         required=False,
+        max_length=DESCRIPTION_MAX,
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="What the players should know before the first session.",
+        help_text=f"What the players should know before the first session "
+        f"(up to {DESCRIPTION_MAX:,} characters).",
     )
 
 

@@ -10,6 +10,9 @@ from django.db import models
 
 from tabletop import systems
 
+#: A campaign's description: what the players should know, not a whole setting book.
+DESCRIPTION_MAX = 2000
+
 
 class Campaign(models.Model):
     name = models.CharField(max_length=100)

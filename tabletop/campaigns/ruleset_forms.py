@@ -26,6 +26,7 @@ module and decides what to store.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -36,11 +37,13 @@ from tabletop.campaigns.ruleset_plans import plan_field
 from tabletop.campaigns.ruleset_shapes import (
     BOOL,
     CHOICE,
+    ENTRIES_MAX,
     FLOAT,
     GROUP,
     INT,
     JSON,
     LISTS,
+    NAME_MAX,
     NAMES,
     NESTED,
     NO_HINT,
@@ -73,6 +76,7 @@ from tabletop.campaigns.ruleset_shapes import (
     shown,
     split_text,
 )
+from tabletop.words import a_word
 
 __all__ = [
     "GROUP",
@@ -186,8 +190,13 @@ class RulesetForm(forms.Form):
             self.initial[key] = list(value)
         elif plan.shape == NAMES:
             rows = min(max(len(value) + 1, 3), 12)
+            # The browser keeps to every line at its longest (with its line break); clean()
+            # names the line too long or the lines too many.
+            longest = ENTRIES_MAX * (NAME_MAX + 2)
             self.fields[key] = forms.CharField(
-                label=label, required=False, widget=forms.Textarea(attrs={"rows": rows})
+                label=label,
+                required=False,
+                widget=forms.Textarea(attrs={"rows": rows, "maxlength": longest}),
             )
             self.initial[key] = "\n".join(value)
         elif plan.shape == NUMBERS:
@@ -286,14 +295,14 @@ class RulesetForm(forms.Form):
             self.fields[name] = forms.ChoiceField(
                 label=title,
                 required=False,
-                choices=[("", f"Choose a {key_label}…"), *plan.hint.row_choices],
+                choices=[("", f"Choose {a_word(key_label)}…"), *plan.hint.row_choices],
                 error_messages={"invalid_choice": f"{where}: %(value)s is not one of the choices."},
             )
         else:
             self.fields[name] = forms.CharField(
                 label=title,
                 required=False,
-                max_length=100,
+                max_length=NAME_MAX,
                 error_messages={"max_length": f"{where}: at most %(limit_value)d characters."},
             )
 
@@ -383,7 +392,9 @@ class RulesetForm(forms.Form):
             kept = [name for name in plan.current if name in ticked]
             return kept + [name for name in ticked if name not in kept]
         if plan.shape == NAMES:
-            return split_text(cleaned.get(key) or "", "\n")
+            names = split_text(cleaned.get(key) or "", "\n")
+            label = plan.hint.label or human_label(key)
+            return names if self._names_fit(key, label, names, "lines") else _Missing
         if plan.shape == NUMBERS:
             column = Column(key, plan.hint.label or human_label(key), NUMBERS, plan.hint, REQUIRED)
             return self._read(column, key, cleaned)
@@ -428,7 +439,8 @@ class RulesetForm(forms.Form):
         if column.input_type in (TEXT, CHOICE):
             return text
         if column.input_type == NAMES:
-            return split_text(text, ",")
+            names = split_text(text, ",")
+            return names if self._names_fit(name, named, names, "names") else _Missing
         if column.input_type == NUMBERS:
             numbers = []
             for item in split_text(text, ","):
@@ -453,6 +465,42 @@ class RulesetForm(forms.Form):
         except ValueError as error:
             self.add_error(name, f"{named}: {error}")
             return _Missing
+
+    def _names_fit(self, name: str, named: str, names: list[str], what: str) -> bool:
+        """Each name at most NAME_MAX characters, at most ENTRIES_MAX of them (else an error)."""
+        if len(names) > ENTRIES_MAX:
+            self.add_error(name, f"{named}: at most {ENTRIES_MAX} {what}, not {len(names)}.")
+            return False
+        for item in names:
+            if len(item) > NAME_MAX:
+                shown = item if len(item) <= 24 else item[:24] + "…"
+                self.add_error(
+                    name,
+                    f"{named}: “{shown}” is {len(item)} characters long; "
+                    f"a name may have at most {NAME_MAX}.",
+                )
+                return False
+        return True
+
+    def _rows_fit(self, plan: Plan, count: int) -> bool:
+        """At most ENTRIES_MAX rows in a table (an error at the row that adds one)."""
+        if count <= ENTRIES_MAX:
+            return True
+        label = plan.hint.label or human_label(plan.key)
+        message = f"{label}: at most {ENTRIES_MAX} rows, not {count}; remove some first."
+        first_new = next(iter(self._new_rows(plan)), None) if plan.addable else None
+        if first_new is None:
+            self.add_error(None, message)
+        else:
+            prefix = first_new[0]
+            single = plan.shape in (TABLE, LISTS)
+            name = f"{prefix}_name" if plan.shape != RECORDS else f"{prefix}__"
+            if plan.shape == RECORDS:
+                name += plan.columns[0].key
+            elif f"{prefix}_name" not in self.fields:
+                name = f"{prefix}_value" if single else f"{prefix}__{plan.columns[0].key}"
+            self.add_error(name, message)
+        return False
 
     def _row_is_blank(self, names: Iterable[str]) -> bool:
         for name in names:
@@ -493,7 +541,7 @@ class RulesetForm(forms.Form):
         for prefix, where in self._new_rows(plan) if plan.addable else []:
             if not self._clean_new_keyed(plan, prefix, where, entries, cleaned):
                 failed = True
-        if failed:
+        if failed or not self._rows_fit(plan, len(entries)):
             return _Missing
         if hint.rows == ROWS_NULL:
             # The rules keep every default entry unless it is given as None.
@@ -554,7 +602,9 @@ class RulesetForm(forms.Form):
                     failed = True
                 else:
                     records.append(row)
-        return _Missing if failed else records
+        if failed or not self._rows_fit(plan, len(records)):
+            return _Missing
+        return records
 
     # --- the rules' verdict ------------------------------------------------------------------
 
@@ -569,11 +619,63 @@ class RulesetForm(forms.Form):
         key = section_named(message, list(self._plans), aliases) or section_holding(
             message, self.cleaned_ruleset
         )
+        message = self.in_form_words(message)
         section = next((s for s in self.sections if s.key == key), None)
         if section is None:
             self.add_error(None, message)
         else:
             section.errors.append(message)
+
+    def in_form_words(self, message: str) -> str:
+        """A rules message with the fields named as the form names them.
+
+        The rules name a field by its key ("ruleset.attributes", "Ruleset field 'colours'",
+        "ruleset.wilderness.supply_dice"); the GM reads the labels ("Attributes", "Wilderness ·
+        Supply dice, largest first").
+        """
+
+        def label_of(key: str) -> str:
+            plan = self._plans[key]
+            return plan.hint.label or human_label(key)
+
+        def path(key: str, rest: str) -> tuple[str, str]:
+            """The field's label, then each column or row the dotted name steps into; and the
+            text after it."""
+            plan = self._plans[key]
+            words = [label_of(key)]
+            columns = {column.key: column.label for column in plan.columns}
+            entries = self.cleaned_ruleset.get(key)
+            rows = sorted(
+                [*plan.row_keys, *(entries if isinstance(entries, Mapping) else ())],
+                key=len,
+                reverse=True,
+            )
+            while rest.startswith("."):
+                step = next(
+                    (c for c in columns if re.match(rf"{re.escape(c)}(?!\w)", rest[1:])), None
+                ) or next((r for r in rows if rest[1:].startswith(r)), None)
+                if step is None:
+                    break
+                words.append(columns.get(step) or plan.hint.row_labels.get(step, step))
+                rest = rest[1 + len(step) :]
+            return " · ".join(words), rest
+
+        keys = "|".join(re.escape(key) for key in sorted(self._plans, key=len, reverse=True))
+        if not keys:
+            return message
+        text = message
+        found = re.search(rf"\bruleset\.({keys})\b", text)
+        while found:
+            named, rest = path(found.group(1), text[found.end() :])
+            text = text[: found.start()] + named + rest
+            found = re.search(rf"\bruleset\.({keys})\b", text)
+        text = re.sub(
+            rf"(?:\b[Rr]uleset field |\b[Tt]he ruleset's |\bfield )['\"]({keys})['\"]",
+            lambda found: label_of(found.group(1)),
+            text,
+        )
+        text = re.sub(r"^[Rr]uleset:\s*", "", text)
+        return text[:1].upper() + text[1:]
 
     @property
     def has_section_errors(self) -> bool:

@@ -14,6 +14,8 @@ from typing import Any
 
 from django import forms
 
+from tabletop.words import a_word
+
 # --- shapes of a ruleset field ----------------------------------------------------------------
 
 SCALAR = "scalar"
@@ -28,6 +30,16 @@ JSON = "json"
 
 #: Shapes edited as a table of rows.
 ROW_SHAPES = (TABLE, LISTS, RECORDS, NESTED)
+
+# --- how much a GM may type ---------------------------------------------------------------------
+
+#: One name: a line of a list, a row's name, one of a cell's comma-separated names. A name
+#: becomes a label, a choice or a heading on every sheet form, so it stays short.
+NAME_MAX = 60
+#: Entries in one list or table (lines of a list, rows of a table, names in one cell).
+ENTRIES_MAX = 50
+#: One text cell (a description, a use's text).
+TEXT_MAX = 500
 
 # --- input types: how one value is typed (a cell of a table, a field of a group, a scalar) ------
 
@@ -270,11 +282,20 @@ class Column:
 
     @property
     def note(self) -> str:
-        """A line for the GM under the table: what the column takes and what a blank means."""
+        """A line for the GM under the table: what the column takes (its bounds too, shown
+        before a save rather than after a refused one) and what a blank means."""
         blank = f"blank for {self.hint.blank}." if self.hint.blank else ""
-        if self.hint.help:
-            return f"{self.hint.help} Leave it {blank}" if blank else self.hint.help
-        return f"leave it {blank}" if blank else ""
+        parts = [self.hint.help] if self.hint.help else []
+        if self.bounds:
+            parts.append(self.bounds)
+        if blank:
+            parts.append(f"Leave it {blank}" if parts else f"leave it {blank}")
+        return " ".join(parts)
+
+    @property
+    def bounds(self) -> str:
+        """The input's limits in words ("From 0 to 50."), or ''."""
+        return bounds_text(self.input_type, self.hint)
 
 
 def columns_for(
@@ -302,6 +323,24 @@ def columns_for(
             )
         )
     return columns
+
+
+def bounds_text(input_type: str, hint: Hint) -> str:
+    """What an input accepts, said beside it: "From 1 to 100.", "Each name up to 60
+    characters."."""
+    low, high = hint.min, hint.max
+    if input_type in (INT, FLOAT, NUMBERS) and (low is not None or high is not None):
+        each = "Each " if input_type == NUMBERS else ""
+        if low is not None and high is not None:
+            limits = f"from {low} to {high}"
+        elif low is not None:
+            limits = f"at least {low}"
+        else:
+            limits = f"at most {high}"
+        return f"{each}{limits}." if each else f"{limits[:1].upper()}{limits[1:]}."
+    if input_type == NAMES:
+        return f"Each name up to {NAME_MAX} characters."
+    return ""
 
 
 def blank_for(key: str, input_type: str, defaults: Sequence[Mapping[str, Any]], hint: Hint) -> Any:
@@ -371,6 +410,11 @@ class Section:
     @property
     def html_id(self) -> str:
         return f"ruleset-{self.key}"
+
+    @property
+    def add_heading(self) -> str:
+        """The heading over the blank rows: "Add an ability"."""
+        return f"Add {a_word(self.noun)}"
 
     @property
     def is_rows(self) -> bool:
@@ -488,10 +532,12 @@ def input_field(column: Column, *, where: str, new: bool, placeholder: str = "")
     else:  # TEXT, NAMES, NUMBERS, CUSTOM: read in clean()
         if column.input_type == NUMBERS:
             attrs.setdefault("inputmode", "numeric")
+        # a list of names: ENTRIES_MAX names of NAME_MAX characters with their ", "
+        longest = ENTRIES_MAX * (NAME_MAX + 2) if column.input_type == NAMES else TEXT_MAX
         field = forms.CharField(
             label=column.label,
             required=False,
-            max_length=500,
+            max_length=longest,
             error_messages=messages,
             widget=forms.TextInput(attrs=attrs),
         )
@@ -520,15 +566,23 @@ def help_text(shape: str, hint: Hint) -> str:
             pass
         elif hint.rows == ROWS_ADDED:
             parts.append(
-                f"Fill in the last row to add a {noun}; tick “Remove” to drop one you added "
-                f"(the rules' own {noun}s always stay, but you can change them)."
+                f"Fill in the last row to add {a_word(noun)}; tick “Remove” to drop one you "
+                f"added (the rules' own {noun}s always stay, but you can change them)."
             )
         else:
-            parts.append(f"Tick “Remove” to drop a {noun}; fill in the last row to add one.")
+            parts.append(f"Tick “Remove” to drop {a_word(noun)}; fill in the last row to add one.")
+        if hint.rows != ROWS_FIXED:
+            parts.append(f"Up to {ENTRIES_MAX} rows; a name up to {NAME_MAX} characters.")
     elif shape == NAMES and hint.choices is None:
-        parts.append("One per line.")
+        parts.append(
+            f"One per line, up to {ENTRIES_MAX} lines of at most {NAME_MAX} characters each."
+        )
     elif shape == NUMBERS:
         parts.append("Whole numbers, separated by commas.")
+        if bounds_text(NUMBERS, hint):
+            parts.append(bounds_text(NUMBERS, hint))
+    elif shape == SCALAR and bounds_text(INT, hint):
+        parts.append(bounds_text(INT, hint))
     elif shape == JSON:
         parts.append(
             "The saved value no longer fits this system's editor, so it is shown as JSON: "

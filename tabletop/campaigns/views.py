@@ -235,7 +235,7 @@ def _ruleset_form(campaign: Campaign, data: object = None) -> tuple[RulesetForm,
         current=current,
         changed=set(campaign.ruleset or {}),
     )
-    return form, problem
+    return form, form.in_form_words(problem) if problem else problem
 
 
 @login_required

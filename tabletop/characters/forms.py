@@ -27,7 +27,8 @@ class SheetForm(forms.Form):
         required=False,
         max_length=NOTES_MAX,
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Background, gear, anything the table should know.",
+        help_text=f"Background, gear, anything the table should know (up to {NOTES_MAX:,} "
+        "characters).",
     )
 
     def __init__(self, *args: Any, spec: SheetSpec, is_gm: bool, **kwargs: Any) -> None:
@@ -227,6 +228,7 @@ class AdjustForm(forms.Form):
                 min_value=-declared.maximum,
                 max_value=declared.maximum,
                 widget=forms.NumberInput(attrs={"placeholder": f"now {now}"}),
+                help_text=f"From {-declared.maximum} to {declared.maximum}.",
             )
 
     @property

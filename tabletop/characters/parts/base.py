@@ -48,15 +48,24 @@ def text(value: Any, what: str, *, required: bool = True) -> str:
 
 
 def int_field(label: str, low: int, high: int, **kwargs: Any) -> forms.IntegerField:
-    return forms.IntegerField(label=label, min_value=low, max_value=high, **kwargs)
+    """A whole number within its bounds, which the form says beside it before any save (the
+    input carries them as min/max too)."""
+    limits = f"From {low} to {high}."
+    given = kwargs.pop("help_text", "")
+    kwargs["help_text"] = f"{given} {limits}" if given else limits
+    messages = {
+        "required": f"Give a number from {low} to {high}.",
+        "invalid": f"Give a whole number from {low} to {high}.",
+        "min_value": f"Must be from {low} to {high}.",
+        "max_value": f"Must be from {low} to {high}.",
+    }
+    return forms.IntegerField(
+        label=label, min_value=low, max_value=high, error_messages=messages, **kwargs
+    )
 
 
 def display_skill(name: str, specialisation: str = "") -> str:
     return f"{name} ({specialisation})" if specialisation else name
-
-
-def a_word(word: str) -> str:
-    return f"an {word}" if word[:1].casefold() in "aeiou" else f"a {word}"
 
 
 # --- what the sheet page shows --------------------------------------------------------------

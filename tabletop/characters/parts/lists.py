@@ -9,29 +9,57 @@ from typing import Any, ClassVar
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.forms.utils import ErrorDict
 
 from tabletop.characters.parts.base import (
     NAME_MAX,
     Part,
     Section,
     Stat,
-    a_word,
     canonical,
     display_skill,
     int_field,
     int_in,
     text,
 )
+from tabletop.words import a_word
 
 # --- lists of rows --------------------------------------------------------------------------------
 
 
 class RowForm(forms.Form):
-    """One row of a small formset; a row left blank is skipped."""
+    """One row of a small formset; a row left blank is skipped.
+
+    A row counts by its name: typed values in a row without a name (a spare row's number, say)
+    get one clear message on the name, not "required" on every field of the row.
+    """
 
     def __init__(self, *args: Any, part: Part, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.part = part
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        if not self.is_bound or "name" not in self.fields or not self._errors:
+            return
+        if self["name"].value() not in (None, "") and str(self["name"].value()).strip():
+            return
+        if self.data.get(self.add_prefix("DELETE")) not in (None, "", "off", "false"):
+            return  # ticked "Remove": dropped whatever it holds
+        noun = getattr(self.part, "row_noun", "row")
+        self._errors = ErrorDict()
+        if isinstance(self.fields["name"], forms.ChoiceField):
+            ask = f"Choose {a_word(noun)}"
+        else:
+            ask = f"Give this {noun} a name"
+        if self.empty_permitted:  # a spare row
+            self.add_error("name", f"{ask}, or clear the row to add none.")
+        else:
+            self.add_error("name", f"{ask}, or tick Remove to drop it.")
+
+
+#: The most rows one list of a sheet keeps (skills, stats...).
+ROWS_MAX = 100
 
 
 class RowFormSet(forms.BaseFormSet):
@@ -41,6 +69,10 @@ class RowFormSet(forms.BaseFormSet):
         return form.cleaned_data["name"].strip().casefold()
 
     duplicate_message = "{name} is listed twice."
+
+    default_error_messages = {
+        "too_many_forms": f"At most {ROWS_MAX} rows: remove some before adding more.",
+    }
 
     def add_fields(self, form: forms.Form, index: int | None) -> None:
         super().add_fields(form, index)
@@ -89,6 +121,11 @@ class RowsPart(Part):
     def form_prefix(self) -> str:
         return self.prefix or self.key
 
+    @property
+    def row_noun(self) -> str:
+        """What one row is ("skill"), for the messages about a row."""
+        return getattr(self, "noun", "") or "row"
+
     def form_hint(self) -> str:
         return self.hint
 
@@ -100,7 +137,12 @@ class RowsPart(Part):
 
     def formset(self) -> type[RowFormSet]:
         return forms.formset_factory(
-            self.row_form(), formset=self.row_formset(), extra=EXTRA_ROWS, can_delete=True
+            self.row_form(),
+            formset=self.row_formset(),
+            extra=EXTRA_ROWS,
+            can_delete=True,
+            max_num=ROWS_MAX,
+            validate_max=True,
         )
 
     def row_initial(self, character: Any) -> list[dict[str, Any]]:
@@ -134,6 +176,10 @@ class SkillList(RowsPart):
     specialisation: bool = False
     may_specify: tuple[str, ...] = ()
     must_specify: tuple[str, ...] = ()
+
+    @property
+    def row_noun(self) -> str:
+        return "skill"
 
     def form_hint(self) -> str:
         if not self.specialisation:

@@ -25,6 +25,38 @@ RECOVERY_LABELS = {
 }
 
 
+def parse_supply_dice(text: str) -> list[int]:
+    """Die sizes as a GM types them, "d12, d10, d8" or "12, 10, 8": largest first."""
+    sizes: list[int] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        digits = item[1:].strip() if item[:1] in "dD" else item
+        if not digits.isdigit():
+            raise ValueError(f"“{item[:12]}” is not a die size; write sizes such as d12, d10, d8.")
+        size = int(digits)
+        if not 2 <= size <= MAX_SIDES:
+            raise ValueError(f"a die has from 2 to {MAX_SIDES} sides, not {size}.")
+        if sizes and size >= sizes[-1]:
+            raise ValueError(
+                f"d{size} cannot come after d{sizes[-1]}: each die is smaller than the one before."
+            )
+        sizes.append(size)
+    if not sizes:
+        raise ValueError("give at least one die, such as d12, d10, d8.")
+    if len(sizes) > SUPPLY_DICE_MAX:
+        raise ValueError(f"at most {SUPPLY_DICE_MAX} dice.")
+    return sizes
+
+
+def show_supply_dice(sizes: list[int]) -> str:
+    return ", ".join(f"d{size}" for size in sizes)
+
+
+#: The rules' longest supply ladder.
+SUPPLY_DICE_MAX = 20
+
+
 def _difficulty(label: str, help: str = "") -> Hint:
     return Hint(label=label, help=help, min=0, max=MAX_SIDES)
 
@@ -64,10 +96,11 @@ class ConductorSettingsForm(RulesetForm):
                 ),
                 "supply_dice": Hint(
                     label="Supply dice, largest first",
-                    help="Each failed supply roll steps the die down; a failure at the last "
-                    "depletes supplies.",
-                    min=2,
-                    max=MAX_SIDES,
+                    help="Die sizes such as d12, d10, d8 (or 12, 10, 8), each from d2 to "
+                    f"d{MAX_SIDES}. Each failed supply roll steps the die down; a failure at "
+                    "the last depletes supplies.",
+                    parse=parse_supply_dice,
+                    show=show_supply_dice,
                 ),
                 "supply_target": _difficulty("Supply roll must beat"),
                 "trek_hexes": Hint(label="Trek (hexes)", min=0, max=100),

@@ -26,6 +26,8 @@ from tabletop.campaigns.ruleset_forms import (
     section_named,
     shape_of,
 )
+from tabletop.campaigns.ruleset_shapes import ENTRIES_MAX, help_text
+from tabletop.words import a_word
 from tests.tabletop.campaigns.ruleset_pages import (
     cell,
     new_name,
@@ -455,5 +457,36 @@ def test_the_error_summary_lists_every_message_with_where_to_go():
     target = form[cell(form, "ladder", "Normal", "Cost")].id_for_label
     assert form.error_summary == [
         (target, "Normal · Cost: enter a whole number."),
-        ("ruleset-ladder", "The ruleset's 'ladder' is odd."),
+        ("ruleset-ladder", "Ladder is odd."),
     ]
+
+
+def test_a_table_may_not_grow_past_its_number_of_rows():
+    full = {"ladder": {f"Step {n}": {"cost": n, "mode": "roll"} for n in range(ENTRIES_MAX)}}
+
+    def change(form, data):
+        data[new_name(form, "ladder")] = "One more"
+        data[cell(form, "ladder", "New", "Cost")] = "3"
+        data[cell(form, "ladder", "New", "Mode")] = "roll"
+
+    form = resubmit(RulesetForm, full, change=change)
+    assert not form.is_valid()
+    assert [message for _, message in form.error_summary] == [
+        f"Ladder: at most {ENTRIES_MAX} rows, not {ENTRIES_MAX + 1}; remove some first."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("noun", "phrase"),
+    [
+        ("ability", "an ability"),
+        ("difficulty", "a difficulty"),
+        ("attribute", "an attribute"),
+        ("unit", "a unit"),
+        ("hour", "an hour"),
+        ("one-off rule", "a one-off rule"),
+    ],
+)
+def test_a_label_built_from_a_noun_takes_its_article(noun, phrase):
+    assert a_word(noun) == phrase
+    assert help_text(NESTED, Hint(noun=noun)).startswith(f"Tick “Remove” to drop {phrase};")

@@ -23,6 +23,7 @@ from tests.tabletop.campaigns.ruleset_pages import (
     new_name,
     page_form,
     post,
+    refused,
     remove_box,
     row,
     section,
@@ -344,6 +345,8 @@ def test_a_stored_ruleset_that_no_longer_validates_still_opens(client, roll_and_
     response = client.get(settings_url(roll_and_keep))
     assert response.status_code == 200
     assert "no longer passes the rules" in response.content.decode()
+    # in the form's words: the field is "Attribute links", not "Ruleset field 'links'"
+    assert response.context["stored_problem"].startswith("Unknown colour in Attribute links")
 
 
 def test_a_stored_value_of_another_shape_is_shown_as_json_to_be_fixed(client, roll_and_keep):
@@ -357,3 +360,60 @@ def test_a_stored_value_of_another_shape_is_shown_as_json_to_be_fixed(client, ro
     assert post(client, roll_and_keep, data).status_code == 302
     roll_and_keep.refresh_from_db()
     assert roll_and_keep.effective_ruleset()["links"] == {"Cunning": ["Black"]}
+
+
+# --- what a GM may type, said on the form ---------------------------------------------------------
+
+
+def test_a_ruleset_entry_too_long_is_refused_and_the_bounds_are_on_the_form(client, roll_and_keep):
+    page = client.get(settings_url(roll_and_keep)).content.decode()
+    colours = re.search(r'<textarea name="colours"[^>]*>', page).group(0)
+    assert re.search(r'maxlength="\d+"', colours), "the list has a length the browser keeps to"
+    help_line = section(page_form(client, roll_and_keep), "colours").help
+    assert "up to 50 lines of at most 60 characters each" in help_line
+    new_row = row(page_form(client, roll_and_keep), "difficulties", "New").name
+    assert 'maxlength="60"' in str(new_row)
+
+    data = form_data(client, roll_and_keep)
+    data["colours"] = "White\n" + "Octarine" * 1250  # one 10,000-character line
+    assert refused(client, roll_and_keep, data) == [
+        "Colours of mana: “OctarineOctarineOctarine…” is 10000 characters long; a name may have "
+        "at most 60."
+    ]
+
+
+def test_a_ruleset_list_may_not_grow_past_its_number_of_entries(client, roll_and_keep):
+    data = form_data(client, roll_and_keep)
+    data["degrees"] = "\n".join(f"Degree {n}" for n in range(51))
+    assert refused(client, roll_and_keep, data) == ["Degrees of success: at most 50 lines, not 51."]
+
+
+def test_a_rules_error_uses_the_words_on_the_form(client, two_dice, roll_and_keep):
+    data = form_data(client, two_dice)
+    data["attributes"] = ""
+    shown = refused(client, two_dice, data)
+    assert shown == ["Attributes must name at least one attribute."]
+    data = form_data(client, roll_and_keep)
+    data["colours"] = ""
+    shown += refused(client, roll_and_keep, data)
+    assert shown[1] == "Colours of mana must name at least one entry."
+    assert not any("ruleset" in message.casefold() for message in shown)
+
+
+def test_ruleset_numbers_say_their_range_before_a_save(client, roll_and_keep, gm):
+    form = page_form(client, roll_and_keep)
+    assert "Number: From 1 to 10." in section(form, "difficulties").notes
+    annulus = make_campaign(gm, system="annulus")
+    form = page_form(client, annulus)
+    assert section(form, "check_target").help.endswith("From 1 to 1000.")
+    assert "Check dice: From 0 to 100. Leave it blank for the challenge check's dice." in (
+        section(form, "toolkit").notes
+    )
+
+
+def test_add_row_headings_take_the_right_article(client, gm):
+    client.force_login(gm)
+    page = client.get(settings_url(make_campaign(gm, system="annulus"))).content.decode()
+    assert "Add an ability" in page
+    assert "Add a ability" not in page and "drop a ability" not in page
+    assert "Add a difficulty" in page

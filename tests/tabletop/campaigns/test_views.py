@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from tabletop.campaigns import actions
@@ -53,6 +54,21 @@ def test_create_page_needs_a_name(client, gm):
     client.force_login(gm)
     response = client.post(reverse("campaigns:create"), {"name": "", "system": "annulus"})
     assert response.context["form"].errors["name"]
+    assert not Campaign.objects.exists()
+
+
+def test_a_campaigns_description_has_a_bound_said_on_the_form(client, gm):
+    client.force_login(gm)
+    page = client.get(reverse("campaigns:create")).content.decode()
+    assert 'maxlength="2000"' in page and "up to 2,000 characters" in page
+    data = {"name": "Night Road", "system": "conductor", "description": "x" * 2001}
+    response = client.post(reverse("campaigns:create"), data)
+    assert response.status_code == 200 and response.context["form"].errors["description"]
+    assert not Campaign.objects.exists()
+    with pytest.raises(ValidationError, match="at most 2,000 characters"):
+        actions.campaign_create(
+            gm=gm, name="Night Road", system="conductor", description="x" * 2001
+        )
     assert not Campaign.objects.exists()
 
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.tabletop.characters.helpers import conductor_data
+from tests.tabletop.characters.helpers import conductor_data, percentile_data, rows
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +70,78 @@ def test_a_form_without_errors_has_no_summary(client, make_campaign, alice):
     page = client.get(create_url(make_campaign("conductor"))).content.decode()
     assert "error-summary" not in page
     assert "autofocus" not in page
+
+
+# --- bounds shown before a save, and spare rows ---------------------------------------------------
+
+
+def test_every_number_on_the_sheet_form_says_its_range_before_any_save(
+    client, make_campaign, alice
+):
+    client.force_login(alice)
+    page = client.get(create_url(make_campaign("roll_and_keep"))).content.decode()
+    numbers = re.findall(r'<input type="number"[^>]*>', page)
+    assert numbers, "the roll and keep sheet has number inputs"
+    for tag in numbers:
+        low = re.search(r'min="(-?\d+)"', tag)
+        high = re.search(r'max="(-?\d+)"', tag)
+        assert low and high, f"a number input without its bounds: {tag}"
+        field_id = re.search(r'id="([^"]+)"', tag).group(1)
+        hint = re.search(rf'<small class="help" id="{field_id}_helptext">([^<]*)</small>', page)
+        assert hint, f"{field_id} has no visible hint"
+        assert f"From {low.group(1)} to {high.group(1)}." in hint.group(1)
+        assert f"{field_id}_helptext" in tag  # and a screen reader hears it with the field
+
+
+def test_typing_only_a_number_in_a_spare_row_asks_for_its_name_alone(client, make_campaign, alice):
+    client.force_login(alice)
+    skills = [
+        {"name": "Weapon", "specialisation": "Sword", "value": "2"},
+        {"name": "", "specialisation": "", "value": "3"},  # the spare row: a number, no name
+    ]
+    response = client.post(create_url(make_campaign("conductor")), conductor_data(skills=skills))
+    assert response.status_code == 200
+    rows = response.context["forms"].rows("skills")
+    assert dict(rows.forms[1].errors) == {"name": ["Choose a skill, or clear the row to add none."]}
+    assert [(e.where, e.message) for e in response.context["forms"].errors] == [
+        ("Skills, row 2, Skill", "Choose a skill, or clear the row to add none.")
+    ]
+
+
+def test_a_spare_row_left_blank_adds_nothing_and_a_named_one_is_saved(client, make_campaign, alice):
+    client.force_login(alice)
+    campaign = make_campaign("conductor")
+    skills = [
+        {"name": "Weapon", "specialisation": "Sword", "value": "2"},
+        {"name": "", "specialisation": "", "value": ""},
+        {"name": "Survival", "specialisation": "", "value": "1"},
+    ]
+    response = client.post(create_url(campaign), conductor_data(skills=skills))
+    assert response.status_code == 302
+    character = campaign.characters.get()
+    assert [skill["name"] for skill in character.conductor_sheet.skills] == ["Weapon", "Survival"]
+
+
+def test_a_number_in_a_spare_stat_row_asks_for_the_stats_name(client, make_campaign, alice):
+    client.force_login(alice)
+    data = percentile_data()
+    data.update(rows("stats", [{"name": "Perceptivity", "value": "5"}, {"value": "7"}]))
+    response = client.post(create_url(make_campaign("percentile")), data)
+    assert response.status_code == 200
+    assert [(e.where, e.message) for e in response.context["forms"].errors] == [
+        ("Stats, row 2, Stat", "Give this stat a name, or clear the row to add none.")
+    ]
+
+
+def test_a_sheets_list_has_a_most_rows_said_when_passed(client, make_campaign, alice):
+    client.force_login(alice)
+    campaign = make_campaign("percentile")
+    page = client.get(create_url(campaign)).content.decode()
+    assert "Save to get more blank rows (up to 100)." in page
+    data = percentile_data()
+    data.update(rows("stats", [{"name": f"Stat {n}", "value": "1"} for n in range(101)]))
+    response = client.post(create_url(campaign), data)
+    assert response.status_code == 200
+    assert [(e.where, e.message) for e in response.context["forms"].errors] == [
+        ("Stats", "At most 100 rows: remove some before adding more.")
+    ]

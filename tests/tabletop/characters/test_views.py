@@ -235,7 +235,7 @@ def test_negative_mana_is_refused(client, make_campaign, make_character, alice):
     client.force_login(alice)
     response = client.post(url("edit", character), roll_and_keep_data(mana_2="-1"))
     form = response.context["forms"].form
-    assert_error_next_to(response, form["mana_2"], "greater than or equal to 0")
+    assert_error_next_to(response, form["mana_2"], "Must be from 0 to 20.")
     character.refresh_from_db()
     assert character.mana == {"Black": 3}
 
@@ -278,7 +278,8 @@ def test_text_in_a_number_field_is_refused(client, make_campaign, make_character
     character = make_character(make_campaign("percentile"), alice, mv=26)
     client.force_login(alice)
     response = client.post(url("edit", character), percentile_data(mv="fast"))
-    assert_error_next_to(response, response.context["forms"].form["mv"], "Enter a whole number")
+    mv = response.context["forms"].form["mv"]
+    assert_error_next_to(response, mv, "Give a whole number from 0 to 500.")
     character.refresh_from_db()
     assert character.mv == 26
 

@@ -172,6 +172,32 @@ def table_members(table):
     return (table.gm, table.alice, table.bob)
 
 
+@pytest.mark.parametrize("stored", ["", ledger.GENESIS])
+def test_an_empty_scenes_ledger_says_it_has_no_entries_yet(table, client, tmp_path, stored):
+    # A scene made before the ledger was filled in holds the chain's all-zero start; a new one
+    # holds nothing: neither is shown as a hash, which would read as an error.
+    scene = Scene.objects.create(
+        campaign=table.scene.campaign, name="The empty hall", status=table.scene.status
+    )
+    Scene.objects.filter(pk=scene.pk).update(ledger_head=stored)
+    client.force_login(table.alice)
+    page = client.get(reverse("scenes:detail", args=[scene.pk])).content.decode()
+    shown = re.search(r'<(\w+) id="ledger-head"[^>]*>([^<]*)</\1>', page)
+    assert shown.group(2) == "no entries yet"
+    assert ledger.GENESIS not in page
+    # The exports still carry the chain's start as their head, and still verify.
+    assert exported(client, table.alice, scene)["head"] == ledger.GENESIS
+    path = tmp_path / "ledger.html"
+    path.write_bytes(download(client, table.alice, scene, "html").content)
+    call_command("verify_ledger", str(path))
+    # The first entry's swap replaces the words with the hash, in the same place.
+    line = actions.chat(scene=scene, actor=table.alice, text="Hello", to=[])
+    frame = render_frame(line, Viewer(table.alice.pk, False), live=True)
+    assert f'<code id="ledger-head" class="ledger-hash" hx-swap-oob="true">{line.ledger_hash}<' in (
+        frame
+    )
+
+
 def test_a_players_export_never_holds_a_secret_they_may_not_see(table, client):
     played = play(table)
     for fmt in FORMATS:

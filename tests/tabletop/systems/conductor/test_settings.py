@@ -18,6 +18,7 @@ from tests.tabletop.campaigns.ruleset_pages import (
     post,
     remove_box,
     section,
+    settings_url,
     untouched,
 )
 
@@ -41,7 +42,7 @@ def test_the_wilderness_is_one_labelled_input_per_number(client, campaign):
         "Tired mounts recover",
     ]
     assert form[group_input(form, "wilderness", "Supply dice, largest first")].value() == (
-        "12, 10, 8, 6, 4"
+        "d12, d10, d8, d6, d4"
     )
     assert form[group_input(form, "wilderness", "Tired mounts recover")].widget_type == "select"
 
@@ -66,13 +67,14 @@ def test_wilderness_numbers_are_saved_and_the_expedition_uses_them(client, campa
     [
         (
             "Supply dice, largest first",
-            "12, x",
-            "Wilderness · Supply dice, largest first: “x” is not a whole number.",
+            "d12, x",
+            "Wilderness · Supply dice, largest first: “x” is not a die size; write sizes such "
+            "as d12, d10, d8.",
         ),
         (
             "Supply dice, largest first",
             "12, 1",
-            "Wilderness · Supply dice, largest first: 1 is below 2.",
+            "Wilderness · Supply dice, largest first: a die has from 2 to 1000 sides, not 1.",
         ),
         ("Trek (hexes)", "101", "Wilderness · Trek (hexes): must be at most 100."),
         ("Forage difficulty", "", "Wilderness · Forage difficulty: give a number."),
@@ -91,13 +93,16 @@ def test_a_bad_wilderness_number_names_its_field_and_nothing_changes(
     assert campaign.ruleset == {}
 
 
-def test_supply_dice_that_do_not_step_down_are_refused_by_the_rules(client, campaign):
+def test_supply_dice_that_do_not_step_down_are_refused_beside_the_field(client, campaign):
     form = page_form(client, campaign)
     data = untouched(form)
-    data[group_input(form, "wilderness", "Supply dice, largest first")] = "8, 10"
+    data[group_input(form, "wilderness", "Supply dice, largest first")] = "d8, d10"
     response = post(client, campaign, data)
     assert response.status_code == 200
-    assert "step down" in " ".join(section(response.context["form"], "wilderness").errors)
+    assert messages(response) == [
+        "Wilderness · Supply dice, largest first: d10 cannot come after d8: each die is "
+        "smaller than the one before."
+    ]
     campaign.refresh_from_db()
     assert campaign.ruleset == {}
 
@@ -129,3 +134,21 @@ def test_a_removed_skill_stays_removed_when_saved_again(client, campaign):
     campaign.refresh_from_db()
     assert "Poison" not in conductor.skill_names(ruleset=campaign.ruleset)
     assert len(conductor.skill_names(ruleset=campaign.ruleset)) == len(conductor.SKILLS) - 1
+
+
+@pytest.mark.parametrize("typed", ["d12, d10", "D12,d10", "12, 10"])
+def test_supply_dice_say_their_format_beside_the_field_and_take_it_as_typed(
+    client, campaign, typed
+):
+    form = page_form(client, campaign)
+    name = group_input(form, "wilderness", "Supply dice, largest first")
+    (supply,) = [c for c in section(form, "wilderness").group if c.field.html_name == name]
+    assert supply.help.startswith("Die sizes such as d12, d10, d8")
+    page = client.get(settings_url(campaign)).content.decode()
+    assert f'id="{supply.field.auto_id}_helptext">Die sizes such as d12, d10, d8' in page
+    data = untouched(form)
+    data[name] = typed
+    assert post(client, campaign, data).status_code == 302
+    campaign.refresh_from_db()
+    assert conductor.WildernessRules.from_ruleset(campaign.ruleset).supply_dice == (12, 10)
+    assert page_form(client, campaign)[name].value() == "d12, d10"
