@@ -314,6 +314,9 @@ else:
         "default": {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",
             "LOCATION": "tabletop_cache",
+            # Past MAX_ENTRIES (300 by default) it deletes a third of all entries, live counts
+            # too; expired ones go first, so this bounds the table to a busy hour's counts.
+            "OPTIONS": {"MAX_ENTRIES": 1_000_000},
         }
     }
 

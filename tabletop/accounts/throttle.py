@@ -21,6 +21,7 @@ cache (Redis when configured, else the database's cache table: both shared by ev
 from __future__ import annotations
 
 import functools
+import hashlib
 import ipaddress
 import logging
 import math
@@ -222,13 +223,28 @@ def spend(*, what: str, who: str, allowed: int) -> float | None:
     """Count one ``what`` (signup, reset, invite mail) for ``who`` (an address, a user) in this
     hour's window. Returns None when it is within ``allowed``, else the seconds until the window
     turns. A cache that cannot be reached lets it through (logged): a sign-up limit is worth
-    less than a door that opens."""
+    less than a door that opens.
+
+    Each use claims a numbered place in the window with ``cache.add``, which every backend makes
+    atomic (Redis ``SET NX``, the database cache's primary key, locmem's lock) and which stores
+    the place for the window's whole length. ``cache.incr`` is neither on the database cache: it
+    reads, then writes back with the cache's default timeout (5 minutes), so counts were lost and
+    the hour ended after five minutes. Places are claimed in order, so the first free one is the
+    count; one read finds it, and a lost race moves on to the next."""
     now = timezone.now().timestamp()
     window = int(now // WINDOW_SECONDS)
-    key = f"limit:{what}:{who}:{window}"
+    # The window's own end, and a minute more so a clock a little behind still finds it.
+    timeout = math.ceil((window + 1) * WINDOW_SECONDS - now) + 60
+    # Hashed: an email address may be longer than a cache key may be (250 characters).
+    who_key = hashlib.sha256(who.encode()).hexdigest()
+    places = [f"limit:{what}:{who_key}:{window}:{n}" for n in range(1, allowed + 2)]
+    count = allowed + 1  # every place taken: over the limit
     try:
-        cache.add(key, 0, timeout=WINDOW_SECONDS + 60)
-        count = cache.incr(key)
+        taken = cache.get_many(places)
+        for n, place in enumerate(places, start=1):
+            if place not in taken and cache.add(place, 1, timeout=timeout):
+                count = n
+                break
     except Exception:  # any cache failure: the limit is skipped, not the request
         log.warning("the %s limit could not be counted (cache unavailable)", what, exc_info=True)
         return None
