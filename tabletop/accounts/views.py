@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -107,7 +108,8 @@ def _account_context(request: HttpRequest, **extra) -> dict:
     rows = sessions.live_sessions(user=user)
     current = request.session.session_key
     return {
-        "email_form": extra.pop("email_form", None) or EmailForm(initial={"email": user.email}),
+        "email_form": extra.pop("email_form", None)
+        or EmailForm(initial={"email": user.email}, user=user),
         "sessions": [(row, row.session_key == current) for row in rows],
         "others": sum(1 for row in rows if row.session_key != current),
         "campaigns_run": actions.campaigns_run(user=user),
@@ -124,14 +126,19 @@ def account(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def email_change(request: HttpRequest) -> HttpResponse:
-    form = EmailForm(request.POST)
+    form = EmailForm(request.POST, user=request.user)
     if form.is_valid():
         try:
-            actions.email_change(user=request.user, email=form.cleaned_data["email"])
+            old = actions.email_change(
+                user=request.user,
+                email=form.cleaned_data["email"],
+                account_link=request.build_absolute_uri(reverse("account")),
+            )
         except ValidationError as error:
             form.add_error("email", error)
         else:
-            messages.success(request, "Email address saved.")
+            told = f" A note went to {old}, the address before." if old else ""
+            messages.success(request, f"Email address saved.{told}")
             return redirect("account")
     context = _account_context(request, email_form=form)
     return render(request, "accounts/account.html", context)
