@@ -20,11 +20,18 @@ from tabletop.accounts.forms import DeleteAccountForm, EmailForm, SignupForm
 from tabletop.accounts.throttle import client_address, spend, wait_words
 from tabletop.campaigns.selectors import campaigns_for
 
+#: Marks the session that began with the sign-up: its home page greets a new account.
+NEW_ACCOUNT = "new_account"
+
 
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "home.html")
-    return render(request, "home.html", {"campaigns": campaigns_for(user=request.user)})
+    context = {
+        "campaigns": campaigns_for(user=request.user),
+        "new_account": bool(request.session.get(NEW_ACCOUNT)),
+    }
+    return render(request, "home.html", context)
 
 
 def _too_many(what: str, wait: float) -> str:
@@ -45,6 +52,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        request.session[NEW_ACCOUNT] = True  # no earlier login: welcome, not "welcome back"
         next_url = request.GET.get("next", "")
         if next_url and url_has_allowed_host_and_scheme(
             next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
