@@ -134,10 +134,10 @@ class LoginThrottle(AxesDatabaseHandler):
     def user_login_failed(self, sender: Any, credentials: dict, request=None, **kwargs) -> None:
         """axes counts the failure; one that brings the name or the address to its limit starts
         that one's lock, its length fixed now. (A try while locked is not counted.)"""
-        if request is not None and locks_on(request, credentials):
-            return super().user_login_failed(sender, credentials, request, **kwargs)
+        # Refused at the door (already locked): axes counts nothing, and nothing starts.
+        refused = getattr(request, "axes_locked_out", False)
         super().user_login_failed(sender, credentials, request, **kwargs)
-        if request is None or not getattr(request, "axes_locked_out", False):
+        if request is None or refused or not getattr(request, "axes_locked_out", False):
             return None
         name, address = _name_and_address(request, credentials)
         name_count, address_count = self._counts(request, credentials)
@@ -216,8 +216,10 @@ def lock_length(kind: str, key: str, at: Any) -> timedelta:
     return timedelta(seconds=min(seconds, settings.LOGIN_LOCK_MAX_SECONDS))
 
 
-def _lock(kind: str, key: str, at: Any) -> LoginLock:
-    return LoginLock.objects.create(
+def _lock(kind: str, key: str, at: Any) -> None:
+    if LoginLock.objects.filter(kind=kind, key=key, ends_at__gt=at).exists():
+        return  # another process's failure at the same moment started it
+    LoginLock.objects.create(
         kind=kind, key=key, started_at=at, ends_at=at + lock_length(kind, key, at)
     )
 
