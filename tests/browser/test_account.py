@@ -1,6 +1,7 @@
 """The door in a browser: "sign out everywhere else" closes another browser's open scene at once,
 which says why and links the login back to the scene; a forgotten password comes back through
-the link the server's terminal shows; a burst of wrong passwords gets the lock's message."""
+the link the server's terminal shows; a burst of wrong passwords gets the lock's message; a new
+email address asks for the password and the old one is told."""
 
 from __future__ import annotations
 
