@@ -291,7 +291,7 @@ AXES_RESET_ON_SUCCESS = True  # a right password clears the name's count
 # A guess while locked is not counted: it neither extends the lock nor makes the next one longer,
 # so a lock always ends when it said it would.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
-AXES_ENABLE_ACCESS_FAILURE_LOG = True  # the locks of the last day: how long the next one lasts
+AXES_ENABLE_ACCESS_FAILURE_LOG = True  # each failure of the last day, for the operator
 AXES_DISABLE_ACCESS_LOG = True  # successful logins are noted once, as login sessions (accounts)
 AXES_CLIENT_IP_CALLABLE = "tabletop.accounts.throttle.client_address"
 AXES_LOCKOUT_CALLABLE = "tabletop.accounts.throttle.locked_out"
@@ -314,6 +314,9 @@ else:
         "default": {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",
             "LOCATION": "tabletop_cache",
+            # Past MAX_ENTRIES (300 by default) it deletes a third of all entries, live counts
+            # too; expired ones go first, so this bounds the table to a busy hour's counts.
+            "OPTIONS": {"MAX_ENTRIES": 1_000_000},
         }
     }
 

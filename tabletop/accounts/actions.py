@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import zipfile
 from typing import Any
 
@@ -26,6 +27,8 @@ from tabletop.scenes import ledger, ledger_text
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.selectors import viewer_for
 
+log = logging.getLogger(__name__)
+
 #: How a deleted account's lines and rolls name them from then on.
 FORMER_MEMBER = "a former member"
 #: The keys under which an event's data names the member who acted (a speaker, a roller, a
@@ -35,16 +38,48 @@ NAME_LISTS = frozenset({"to"})
 
 
 @transaction.atomic
-def email_change(*, user: Any, email: str) -> Any:
+def email_change(*, user: Any, email: str, account_link: str) -> str:
     """Set the address reset links are sent to; one account an address (so a reset mail never
-    goes to two people)."""
+    goes to two people). The address it replaces is told, after commit (``account_link``, the
+    account page, is where to put it back). Returns that old address, or "" when none is told
+    (there was none, or it is the same)."""
     email = get_user_model().objects.normalize_email(email.strip())
     taken = get_user_model().objects.filter(email__iexact=email).exclude(pk=user.pk)
     if email and taken.exists():
         raise ValidationError("Another account uses that address.")
+    old = get_user_model().objects.filter(pk=user.pk).values_list("email", flat=True).get()
     user.email = email
     user.save(update_fields=["email"])
-    return user
+    if not old or old == email:
+        return ""
+    mail = _email_changed_mail(user=user, old=old, new=email, account_link=account_link)
+    transaction.on_commit(lambda: _send_notice(mail))
+    return old
+
+
+def _send_notice(mail: Any) -> None:
+    """A notice that can't be sent is logged: the change it tells of is already made."""
+    try:
+        mail.send()
+    except OSError:
+        log.warning("the email-changed notice could not be sent", exc_info=True)
+
+
+def _email_changed_mail(*, user: Any, old: str, new: str, account_link: str) -> Any:
+    from django.conf import settings
+    from django.core.mail import EmailMessage
+    from django.template.loader import render_to_string
+
+    context = {
+        "name": user.get_username(),
+        "site_title": settings.SITE_NAME,
+        "old": old,
+        "new": new,
+        "account_link": account_link,
+    }
+    subject = f"Your email address on {settings.SITE_NAME} was changed"
+    body = render_to_string("accounts/email_changed.txt", context)
+    return EmailMessage(subject, body, None, [old])
 
 
 # --- what is theirs ------------------------------------------------------------------------------

@@ -23,11 +23,29 @@ class SignupForm(UserCreationForm):
 
 
 class EmailForm(forms.Form):
+    """The address reset links go to: whoever holds it can take the account, so changing it asks
+    for the password (a session left open is not enough)."""
+
     email = forms.EmailField(
         label="Email address",
         required=False,
         help_text="Where a password reset link is sent. Leave it empty to have none.",
     )
+    password = forms.CharField(
+        label="Your password, to confirm",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.")
+        return password
 
 
 class DeleteAccountForm(forms.Form):

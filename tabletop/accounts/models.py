@@ -60,3 +60,26 @@ def device_words(agent: str) -> str:
     if browser and system:
         return f"{browser} on {system}"
     return browser or system or (agent[:60] if agent else "An unknown browser")
+
+
+class LoginLock(models.Model):
+    """A lock on an account name or a client address after too many failed logins, with the end
+    it announced. Each kind is its own: another name's failures from the same address never
+    touch a name's lock, and the address's lock is announced as the address's. The failures
+    themselves are counted by django-axes (tabletop/accounts/throttle.py)."""
+
+    class Kind(models.TextChoices):
+        NAME = "name", "account name"
+        ADDRESS = "address", "client address"
+
+    kind = models.CharField(max_length=7, choices=Kind.choices)
+    #: The name (as typed, known or not) or the address.
+    key = models.CharField(max_length=255)
+    started_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["kind", "key", "ends_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.key} until {self.ends_at:%Y-%m-%d %H:%M:%S}"

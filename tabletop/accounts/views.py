@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -19,11 +20,18 @@ from tabletop.accounts.forms import DeleteAccountForm, EmailForm, SignupForm
 from tabletop.accounts.throttle import client_address, spend, wait_words
 from tabletop.campaigns.selectors import campaigns_for
 
+#: Marks the session that began with the sign-up: its home page greets a new account.
+NEW_ACCOUNT = "new_account"
+
 
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "home.html")
-    return render(request, "home.html", {"campaigns": campaigns_for(user=request.user)})
+    context = {
+        "campaigns": campaigns_for(user=request.user),
+        "new_account": bool(request.session.get(NEW_ACCOUNT)),
+    }
+    return render(request, "home.html", context)
 
 
 def _too_many(what: str, wait: float) -> str:
@@ -44,6 +52,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        request.session[NEW_ACCOUNT] = True  # no earlier login: welcome, not "welcome back"
         next_url = request.GET.get("next", "")
         if next_url and url_has_allowed_host_and_scheme(
             next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -107,7 +116,8 @@ def _account_context(request: HttpRequest, **extra) -> dict:
     rows = sessions.live_sessions(user=user)
     current = request.session.session_key
     return {
-        "email_form": extra.pop("email_form", None) or EmailForm(initial={"email": user.email}),
+        "email_form": extra.pop("email_form", None)
+        or EmailForm(initial={"email": user.email}, user=user),
         "sessions": [(row, row.session_key == current) for row in rows],
         "others": sum(1 for row in rows if row.session_key != current),
         "campaigns_run": actions.campaigns_run(user=user),
@@ -124,14 +134,19 @@ def account(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def email_change(request: HttpRequest) -> HttpResponse:
-    form = EmailForm(request.POST)
+    form = EmailForm(request.POST, user=request.user)
     if form.is_valid():
         try:
-            actions.email_change(user=request.user, email=form.cleaned_data["email"])
+            old = actions.email_change(
+                user=request.user,
+                email=form.cleaned_data["email"],
+                account_link=request.build_absolute_uri(reverse("account")),
+            )
         except ValidationError as error:
             form.add_error("email", error)
         else:
-            messages.success(request, "Email address saved.")
+            told = f" A note went to {old}, the address before." if old else ""
+            messages.success(request, f"Email address saved.{told}")
             return redirect("account")
     context = _account_context(request, email_form=form)
     return render(request, "accounts/account.html", context)

@@ -1,6 +1,7 @@
 """The door in a browser: "sign out everywhere else" closes another browser's open scene at once,
 which says why and links the login back to the scene; a forgotten password comes back through
-the link the server's terminal shows; a burst of wrong passwords gets the lock's message."""
+the link the server's terminal shows; a burst of wrong passwords gets the lock's message; a new
+email address asks for the password and the old one is told."""
 
 from __future__ import annotations
 
@@ -103,3 +104,34 @@ def test_a_burst_of_wrong_passwords_gets_the_locks_message(browser: Browser, ser
     page.get_by_label("Password").fill("the-right-one-here")
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("heading", name=f"Welcome back, {name}")).to_be_visible()
+
+
+def test_changing_the_email_asks_for_the_password_and_tells_the_old_address(
+    browser: Browser, server
+):
+    name = f"ines{uuid.uuid4().hex[:6]}"
+    server.shell(
+        "from django.contrib.auth import get_user_model; get_user_model().objects.create_user("
+        f"{name!r}, email='{name}@example.org', password='the-right-one-here')"
+    )
+    page = close_after_test(browser.new_context(viewport=DESKTOP)).new_page()
+    page.goto(server.url + "/accounts/login/")
+    page.get_by_label("Username").fill(name)
+    page.get_by_label("Password").fill("the-right-one-here")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(server.url + "/accounts/me/")
+    page.get_by_label("Email address").fill(f"{name}@elsewhere.example.net")
+    page.get_by_label("Your password, to confirm").fill("not-it")
+    page.get_by_role("button", name="Save email").click()
+    expect(page.get_by_role("alert")).to_contain_text("That is not your password.")
+    expect(page.get_by_label("Email address")).to_have_value(f"{name}@elsewhere.example.net")
+    since = len(server.log())
+    page.get_by_label("Your password, to confirm").fill("the-right-one-here")
+    page.get_by_role("button", name="Save email").click()
+    expect(page.get_by_text(f"A note went to {name}@example.org")).to_be_visible()
+    expect(page.get_by_label("Email address")).to_have_value(f"{name}@elsewhere.example.net")
+    for _ in range(50):  # the console mail, on the server's terminal
+        if f"To: {name}@example.org" in server.log()[since:]:
+            break
+        time.sleep(0.1)
+    assert "was changed" in server.log()[since:]

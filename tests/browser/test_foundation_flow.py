@@ -15,7 +15,9 @@ def sign_up(page, server, username: str) -> None:
     page.get_by_label("Password", exact=True).fill("a-long-table-secret")
     page.get_by_label("Password confirmation").fill("a-long-table-secret")
     page.get_by_role("button", name="Create account").click()
-    expect(page.get_by_role("heading", name=f"Welcome back, {username}")).to_be_visible()
+    # A new account is welcomed, not "welcomed back" (issue 42), and shown where to start.
+    expect(page.get_by_role("heading", name=f"Welcome, {username}")).to_be_visible()
+    expect(page.get_by_role("link", name="Start a campaign")).to_be_visible()
 
 
 def test_gm_invites_a_player_who_joins_and_creates_a_character(browser: Browser, server):

@@ -53,16 +53,74 @@ def test_email_is_changed_and_an_address_in_use_refused(django_user_model):
     sam = django_user_model.objects.create_user("sam", password=PASSWORD)
     django_user_model.objects.create_user("ines", email="ines@example.org", password=PASSWORD)
     client = logged_in_as(sam)
-    refused = client.post(reverse("account_email"), {"email": "INES@example.org"})
+    refused = client.post(
+        reverse("account_email"), {"email": "INES@example.org", "password": PASSWORD}
+    )
     assert refused.status_code == 200
     assert "Another account uses that address." in refused.content.decode()
     sam.refresh_from_db()
     assert sam.email == ""
-    assert client.post(reverse("account_email"), {"email": "sam@example.org"}).status_code == 302
+    saved = client.post(
+        reverse("account_email"), {"email": "sam@example.org", "password": PASSWORD}
+    )
+    assert saved.status_code == 302
     sam.refresh_from_db()
     assert sam.email == "sam@example.org"
-    bad = client.post(reverse("account_email"), {"email": "not an address"})
+    bad = client.post(reverse("account_email"), {"email": "not an address", "password": PASSWORD})
     assert bad.status_code == 200 and "valid email" in bad.content.decode()
+
+
+@pytest.mark.django_db
+def test_changing_the_email_asks_for_the_password_and_a_wrong_one_changes_nothing(
+    django_user_model, mailoutbox, django_capture_on_commit_callbacks
+):
+    sam = django_user_model.objects.create_user("sam", email="sam@example.org", password=PASSWORD)
+    client = logged_in_as(sam)
+    page = client.get(reverse("account")).content.decode()
+    assert 'name="password"' in page and 'autocomplete="current-password"' in page
+    with django_capture_on_commit_callbacks(execute=True):
+        wrong = client.post(
+            reverse("account_email"), {"email": "thief@example.net", "password": "a-guess"}
+        )
+        missing = client.post(reverse("account_email"), {"email": "thief@example.net"})
+    assert wrong.status_code == missing.status_code == 200
+    assert "That is not your password." in wrong.content.decode()
+    assert "This field is required." in missing.content.decode()
+    sam.refresh_from_db()
+    assert sam.email == "sam@example.org" and mailoutbox == []
+
+
+@pytest.mark.django_db
+def test_the_old_address_is_told_of_the_change_in_plain_text(
+    django_user_model, mailoutbox, django_capture_on_commit_callbacks
+):
+    sam = django_user_model.objects.create_user("sam", email="sam@example.org", password=PASSWORD)
+    client = logged_in_as(sam)
+    with django_capture_on_commit_callbacks(execute=True):
+        saved = client.post(
+            reverse("account_email"), {"email": "sam@new.example.net", "password": PASSWORD}
+        )
+    assert saved.status_code == 302
+    sam.refresh_from_db()
+    assert sam.email == "sam@new.example.net"
+    [sent] = mailoutbox
+    assert sent.to == ["sam@example.org"]  # the old address, the one that may not know
+    assert sent.content_subtype == "plain" and not getattr(sent, "alternatives", None)
+    assert "Tabletop" in sent.subject and "Tabletop" in sent.body
+    assert "sam@new.example.net" in sent.body and "sam" in sent.body
+    assert "If it wasn't you" in sent.body
+    assert "http://testserver/accounts/me/" in sent.body or reverse("account") in sent.body
+    # Saving the same address again, or a first address, tells no old one.
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("account_email"), {"email": "sam@new.example.net", "password": PASSWORD}
+        )
+    newcomer = django_user_model.objects.create_user("ines", password=PASSWORD)
+    with django_capture_on_commit_callbacks(execute=True):
+        logged_in_as(newcomer).post(
+            reverse("account_email"), {"email": "ines@example.org", "password": PASSWORD}
+        )
+    assert len(mailoutbox) == 1
 
 
 # --- sessions ------------------------------------------------------------------------------------

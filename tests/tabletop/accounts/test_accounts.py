@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
@@ -75,3 +77,26 @@ def test_pages_carry_csp_without_unsafe_eval(client):
     assert "script-src 'self'" in csp
     assert "unsafe-eval" not in csp
     assert "unsafe-inline" not in csp
+
+
+def _heading(response) -> str:
+    return re.search(r"<h1>(.*?)</h1>", response.content.decode()).group(1)
+
+
+def test_a_new_account_is_welcomed_and_shown_its_first_steps(client):
+    data = {"username": "mira", "password1": PASSWORD, "password2": PASSWORD}
+    client.post(reverse("signup"), data)
+    home = client.get(reverse("home"))
+    assert _heading(home) == "Welcome, mira"
+    page = home.content.decode()
+    assert "Welcome back" not in page
+    assert "Start a campaign" in page and "invite link" in page  # what to do first
+    assert f'href="{reverse("campaigns:create")}"' in page
+
+
+def test_a_returning_member_is_welcomed_back(client, django_user_model):
+    data = {"username": "mira", "password1": PASSWORD, "password2": PASSWORD}
+    client.post(reverse("signup"), data)
+    client.post(reverse("logout"))
+    client.post(reverse("login"), {"username": "mira", "password": PASSWORD})
+    assert _heading(client.get(reverse("home"))) == "Welcome back, mira"
