@@ -195,7 +195,9 @@ def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
     # /help and a bad whisper: a message in the composer, nothing sent.
     before = len(alice.sent)
     alice.say("/help")
-    expect(alice.page.locator("#composer-status")).to_contain_text("/gmr")
+    expect(alice.page.locator("#composer-help")).to_contain_text("/gmr")
+    alice.page.keyboard.press("Escape")  # the help's panel closes
+    expect(alice.page.locator("#composer-help")).to_be_hidden()
     alice.say("/w nobody hello")
     expect(alice.page.locator("#composer-status")).to_contain_text(
         'No one at this table is called "nobody"'
