@@ -162,7 +162,7 @@ def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
     assert "opal-falcon" not in bob.everything() and "opal-falcon" not in bob.page.content()
     expect(gm.page.locator(".event-chat", has_text="opal-falcon")).to_have_count(1)
 
-    # /r rolls in the open; /gmr to the GM and the roller only.
+    # /r rolls in the mode picked under the box (public here); /gmr to the GM and the roller.
     # (Totals no other number on the page can look like.)
     bob.say("/r 1d2+77775")
     for seat in table:
