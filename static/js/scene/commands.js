@@ -155,8 +155,8 @@ export function sessionEndedNow() {
   });
 }
 
-// "Not sent: session ended (why): log in again", where the command was made; one such line
-// per place, the newest.
+// "<label> not sent. Session ended (why): log in again", where the command was made; one such
+// line per place, the newest.
 function showEnded(command) {
   const box = boxFor(command);
   if (!box) { return; }
