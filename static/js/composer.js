@@ -1,4 +1,6 @@
-// The composer's line, read into the frame it sends: chat, /me, /w, /r /gmr /br /sr, /help.
+// The composer's line, read into the frame it sends: chat, /me, /w, /r /pr /gmr /br /sr, /help.
+// /r rolls in the mode picked under the box ("Rolls", as Foundry's /r follows its roll mode);
+// /pr /gmr /br /sr force theirs.
 // A saved roll's name (/r longsword) and inline rolls ([[1d20+5]]) go as typed: the server reads
 // them, with the dice language's own messages.
 // `parse` needs no socket, and no page when ctx gives the limit, so it is tested on its own
@@ -19,8 +21,10 @@
   var EXPRESSION_LIMIT = 200;  // the dice box's field
 
   // Slash command -> roll mode (tabletop/scenes/modes.py). Foundry's words, and Roll20's.
+  // null: the mode picked under the box (ctx.mode, else the page's #table-mode).
   var ROLLS = {
-    r: "public", roll: "public",
+    r: null, roll: null,
+    pr: "public", publicroll: "public",
     gmr: "gm", gmroll: "gm",
     br: "blind", broll: "blind", blindroll: "blind",
     sr: "self", sroll: "self", selfroll: "self"
@@ -32,9 +36,9 @@
     "/me waves: say what your character does.",
     "/w NAME text: whisper to one member; /w NAME,NAME text to several; /w gm text to the GM.",
     "  A name is a member's name or one of their characters'; quote names with spaces: /w \"Mira Vex\" hi.",
-    "/r 2d6+1: roll in the open. /gmr: private to the GM. /br: blind (only the GM sees it). /sr: only you.",
+    "/r 2d6+1: roll in the mode picked under the box (Rolls). /pr: in the open, whatever is picked. /gmr: private to the GM. /br: blind (only the GM sees it). /sr: only you.",
     "/r longsword: make a saved roll by name (your character's first, then your own); save them on the character's page or the campaign's.",
-    "[[1d20+5]] anywhere in a line, an emote or a whisper rolls there, for whoever sees the line (at most 10 a line).",
+    "[[1d20+5]] anywhere in a line, an emote or a whisper rolls there, for whoever sees the line, whatever mode is picked (at most 10 a line).",
     "Dice speak Roll20, Foundry and Avrae: 2d20kh, 4d6d1, 8d6>3, 4dF, 2d10x, 1d20rr1, {1d20,1d20}kh1, 1d20+5 adv, 1d8+3 [fire], 1d20+5 >= 15.",
     "//text sends a line that starts with a slash.",
     "/help: this list."
@@ -58,6 +62,17 @@
   function length(text) {
     var pairs = text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g);
     return text.length - (pairs ? pairs.length : 0);
+  }
+
+  // The mode picked under the box: ctx.mode, else the page's #table-mode; "public" only where
+  // nothing is picked at all (the parser on its own).
+  function pickedMode(ctx) {
+    var picked = ctx.mode;
+    if (!picked && typeof document !== "undefined" && document.getElementById) {
+      var select = document.getElementById("table-mode");
+      picked = select && select.value;
+    }
+    return picked ? String(picked) : "public";
   }
 
   function fold(text) { return String(text).trim().toLowerCase(); }
@@ -149,7 +164,7 @@
 
   /**
    * Read one composer line. ctx: { members: [{id, name, gm, characters}], me: user id,
-   * isGm: bool }. Returns { frame } to send, { help: [lines] } to show, or { error }.
+   * mode: the roll mode picked under the box, limit }. Returns { frame } to send, { help: [lines] } to show, or { error }.
    */
   function parse(line, ctx) {
     ctx = ctx || {};
@@ -166,7 +181,9 @@
       return say("/me " + args.trim(), [], ctx);
     }
     if (WHISPER[word]) { return whisper(args, ctx); }
-    if (Object.prototype.hasOwnProperty.call(ROLLS, word)) { return roll(ROLLS[word], args, word); }
+    if (Object.prototype.hasOwnProperty.call(ROLLS, word)) {
+      return roll(ROLLS[word] || pickedMode(ctx), args, word);
+    }
     return error("There is no /" + word + " command. Type /help for the list.");
   }
 

@@ -58,6 +58,7 @@ document.addEventListener("DOMContentLoaded", function () {
   verifyCommitments(document);
   tabs.restoreTab();
   rollForms.restoreTableMode();
+  composerLine.restoreDraft();
   rollForms.applyTableMode(document);
   log.scrollLog();
   log.showLatest();
@@ -79,9 +80,16 @@ document.body.addEventListener("htmx:wsOpen", function (evt) {
 });
 window.setInterval(latency.ping, latency.PING_EVERY_MS);
 
+// The session ended (its frame, or the socket's 4401 close): nothing more is sent; what waits
+// is refused where it was made, and the composer's line is kept for the page after the login.
+function sessionEnded() {
+  commands.sessionEndedNow();
+  composerLine.keepDraft();
+}
+
 document.body.addEventListener("htmx:wsClose", function (evt) {
   socket.closed(evt);
-  commands.showWaiting();
+  if (socket.sessionEnded() !== null) { sessionEnded(); } else { commands.showWaiting(); }
 });
 document.body.addEventListener("htmx:wsError", socket.troubled);
 
@@ -93,7 +101,7 @@ document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
     if (control.type === "done") { commands.answered(control); }
     if (control.type === "pong") { latency.measured(control.t); }
     if (control.type === "reload") { window.location.reload(); }
-    if (control.type === "ended") { socket.showEnded(control.reason); }
+    if (control.type === "ended") { socket.showEnded(control.reason); sessionEnded(); }
   }
 });
 

@@ -40,7 +40,7 @@ def test_help_lists_the_notation_and_links_the_dice_reference(browser: Browser, 
     box = page.get_by_label("Message")
     box.fill("/help")
     box.press("Enter")
-    status = page.locator("#composer-status")
+    status = page.locator("#composer-help")
     expect(status).to_contain_text("1d20+5 >= 15")
     link = status.get_by_role("link", name="The dice reference: every spelling, with examples")
     assert link.get_attribute("href") == "/dice/"

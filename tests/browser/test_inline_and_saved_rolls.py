@@ -72,7 +72,7 @@ def test_inline_rolls_show_in_place_and_a_whispers_stay_its_own(
 
     # A bad one: the line stays in the box, the reason above the log.
     say(page, "oops [[2d]]")
-    expect(page.locator("#scene-errors")).to_contain_text("Inline roll 1, [[2d]] at character 6")
+    expect(page.locator("#composer-status")).to_contain_text("Inline roll 1, [[2d]] at character 6")
     expect(page.get_by_label("Message")).to_have_value("oops [[2d]]")
 
 
@@ -99,5 +99,5 @@ def test_a_saved_roll_is_a_sheet_button_and_a_name(browser: Browser, server, sce
         "Dice: Damage: 1d8 + 3"
     )
     say(page, "/r greataxe")
-    expect(page.locator("#scene-errors")).to_contain_text("No saved roll is called 'greataxe'")
+    expect(page.locator("#composer-status")).to_contain_text("No saved roll is called 'greataxe'")
     expect(page.get_by_label("Message")).to_have_value("/r greataxe")

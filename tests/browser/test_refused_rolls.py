@@ -119,10 +119,11 @@ def test_the_composer_keeps_a_refused_line_and_clears_a_said_one(browser: Browse
     box = page.get_by_label("Message")
     before = cards(page)
     # Refused by the server (the composer reads "/r 2d" as a roll; the dice box refuses "2d"):
-    # the error shows and the line stays to be fixed, as a line refused in the browser does.
+    # the error shows under the box and the line stays to be fixed, as a line refused in the
+    # browser does.
     box.fill("/r 2d")
     box.press("Enter")
-    expect(page.locator("#scene-errors .error")).to_be_visible()
+    expect(page.locator("#composer-status .error")).to_be_visible()
     page.wait_for_timeout(300)
     expect(box).to_have_value("/r 2d")
     box.fill("/w nobody psst")

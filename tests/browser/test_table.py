@@ -162,7 +162,7 @@ def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
     assert "opal-falcon" not in bob.everything() and "opal-falcon" not in bob.page.content()
     expect(gm.page.locator(".event-chat", has_text="opal-falcon")).to_have_count(1)
 
-    # /r rolls in the open; /gmr to the GM and the roller only.
+    # /r rolls in the mode picked under the box (public here); /gmr to the GM and the roller.
     # (Totals no other number on the page can look like.)
     bob.say("/r 1d2+77775")
     for seat in table:
@@ -195,7 +195,9 @@ def test_chat_whispers_and_slash_rolls_at_the_table(table, server):
     # /help and a bad whisper: a message in the composer, nothing sent.
     before = len(alice.sent)
     alice.say("/help")
-    expect(alice.page.locator("#composer-status")).to_contain_text("/gmr")
+    expect(alice.page.locator("#composer-help")).to_contain_text("/gmr")
+    alice.page.keyboard.press("Escape")  # the help's panel closes
+    expect(alice.page.locator("#composer-help")).to_be_hidden()
     alice.say("/w nobody hello")
     expect(alice.page.locator("#composer-status")).to_contain_text(
         'No one at this table is called "nobody"'

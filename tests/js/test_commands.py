@@ -238,3 +238,32 @@ def test_a_lines_label_is_quoted_on_one_line_and_cut_at_forty(text, label):
 )
 def test_a_buttons_label_is_its_name_on_one_line(name, label):
     assert one("commands.js", "return m.buttonLabel(c);", name) == label
+
+
+#: A roll form pressed while its own roll waits (same: that roll, key: the frame pressed now).
+PRESS = "return m.pressAgain(c.same, c.key, c.stuck);"
+
+
+@pytest.mark.parametrize(
+    ("same", "key", "stuck", "press"),
+    [
+        (None, "k1", False, "new"),  # nothing waits: a roll
+        ({"key": "k1"}, "k1", False, "wait"),  # a double click: one roll, not two
+        ({"key": "k1"}, "k2", False, "wait"),  # changed while it waits: still one roll
+        ({"key": "k1"}, "k1", True, "retry"),  # the table away or "not sent": that roll again
+        ({"key": "k1"}, "k2", True, "wait"),  # not a second roll behind a stuck one
+    ],
+)
+def test_a_roll_form_sends_once_until_its_answer_comes(same, key, stuck, press):
+    case = {"same": same, "key": key, "stuck": stuck}
+    assert one("commands.js", PRESS, case) == press
+
+
+def test_a_forms_waiting_command_is_found_whatever_its_frame():
+    body = """
+const forms = { roll: {}, other: {} };
+const list = [{ cid: "p-1", form: forms.spend }, { cid: "p-2", form: forms.roll, key: "k9" }];
+const found = m.byForm(list, forms[c]);
+return found ? found.cid : null;
+"""
+    assert run("commands.js", body, ["roll", "other"]) == ["p-2", None]

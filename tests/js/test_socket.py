@@ -152,3 +152,18 @@ def test_the_retry_timer_connects_only_when_no_socket_is_connecting_or_open(
 )
 def test_an_ended_session_says_why_before_its_login_link(reason, words):
     assert run("socket.js", "return m.endedWords(c.reason);", [{"reason": reason}]) == [words]
+
+
+@pytest.mark.parametrize(
+    ("detail", "ends"),
+    [
+        ({"event": {"code": 4401}}, True),  # the server ended the session (consumers.py)
+        ({"event": {"code": 1006}}, False),
+        ({"event": {"code": 4403}}, False),
+        ({}, False),
+        (None, False),
+    ],
+)
+def test_a_4401_close_ends_the_session_even_without_its_frame(detail, ends):
+    body = "return m.endsSession(c.detail === null ? undefined : c.detail);"
+    assert one("socket.js", body, {"detail": detail}) == ends

@@ -5,10 +5,15 @@
 // shows "sending…", and past ANSWER_WITHIN_MS "not sent" with Retry and Cancel. A closed
 // socket forgets none: after the next hello each goes again, in order, with its cid (the
 // server records a cid once per scene and sender) and "again" (so a repeat is found before
-// its own first run could refuse it: a benny already spent).
+// its own first run could refuse it: a benny already spent). A roll form sends one roll until
+// it is answered (a double click is one roll). Once the session has ended (logged out, signed
+// out elsewhere: the server closed the socket, 4401) nothing is sent: a command made then, or
+// still waiting, is refused at once where it was made, saying why, with a link to log in again.
 
 import { follow } from "./log.js";
-import { isOffline, isOpen, reconnectNow, transmit } from "./socket.js";
+import {
+  endedWords, isOffline, isOpen, loginLink, reconnectNow, sessionEnded, transmit
+} from "./socket.js";
 
 const ANSWER_WITHIN_MS = 8000;
 const QUIET_MS = 500;  // an answer within this needs no "sending…"
@@ -87,6 +92,19 @@ export function byFormAndKey(list, form, key) {
   return list.filter(function (c) { return c.form === form && c.key === key; })[0];
 }
 
+// What a press of a form's button does while the form's own command waits (same: that
+// command, none: nothing waits, key: the frame pressed now): "new" when nothing waits; "retry"
+// when the same frame waits stuck (the table away, or "not sent": the user asks again);
+// else "wait": a roll form rolls once until its answer comes (a double click is one roll, and
+// a changed form pressed again while one roll is on its way is not a second roll).
+export function pressAgain(same, key, stuckNow) {
+  if (!same) { return "new"; }
+  return same.key === key && stuckNow ? "retry" : "wait";
+}
+
+// The command a form made that is still waiting, if any.
+export function byForm(list, form) { return list.filter(function (c) { return c.form === form; })[0] || null; }
+
 // A command's label, from the composer's line: in quotes, on one line, cut at 40 characters.
 export function lineLabel(text) {
   const line = text.replace(/\s+/g, " ").trim();
@@ -110,7 +128,12 @@ function clearErrors() {
 
 // A new command: frame is what is sent (its cid added here), form where it was made, text the
 // composer's line (none for a form), done(answer) what to do once the server answered it.
+// False when it was refused at once: the session has ended, and the page sends nothing more.
 export function make(frame, form, text, done) {
+  if (sessionEnded() !== null) {
+    showEnded({ form: form, label: labelOf(form, text) });
+    return false;
+  }
   clearErrors();
   follow();  // what you send, you see arrive
   const command = {
@@ -120,6 +143,33 @@ export function make(frame, form, text, done) {
   command.frame = frame;
   commands.push(command);
   send(command);
+  return true;
+}
+
+// The session ended: every command still waiting is forgotten (the server takes nothing more
+// from this page) and shown refused where it was made; its form or line stays as it was.
+export function sessionEndedNow() {
+  commands.slice().forEach(function (command) {
+    forget(command);
+    showEnded(command);
+  });
+}
+
+// "<label> not sent. Session ended (why): log in again", where the command was made; one such
+// line per place, the newest.
+function showEnded(command) {
+  const box = boxFor(command);
+  if (!box) { return; }
+  box.querySelectorAll(".command-line[data-state='ended']").forEach(function (old) { old.remove(); });
+  const line = document.createElement("p");
+  line.className = "command-line";
+  line.setAttribute("data-state", "ended");
+  line.setAttribute("role", "alert");
+  const what = document.createElement("strong");
+  what.textContent = command.label;
+  line.append(what, " not sent. " + endedWords(sessionEnded()), loginLink("log in again"),
+    " (the page keeps what you typed).");
+  box.appendChild(line);
 }
 
 function send(command) {
@@ -259,10 +309,15 @@ export function listen(formDone) {
     if (!form || !evt.detail.parameters || (evt.detail.errors && evt.detail.errors.length)) { return; }
     evt.preventDefault();
     const frame = Object.assign({}, evt.detail.parameters);
-    // Pressed again while stuck (the table away, or "not sent"): the same command, not a second.
+    // Pressed again while its command waits: the same command again if it is stuck (the table
+    // away, or "not sent"); else a roll form sends nothing (a double click is one roll), and
+    // another form (a card's or a tool's button: a GM's "+1" pressed twice means two) a second.
     const key = JSON.stringify(frame);
-    const same = byFormAndKey(commands, form, key);
-    if (same && stuck(same)) { retry(same); return; }
+    const rollForm = form.classList && form.classList.contains("roll-form");
+    const same = rollForm ? byForm(commands, form) : byFormAndKey(commands, form, key);
+    const press = pressAgain(same, key, same ? stuck(same) : false);
+    if (press === "retry") { retry(same); return; }
+    if (press === "wait" && rollForm) { return; }
     // The error frame says why it was refused; the form stays as the user left it.
     make(frame, form, undefined, function (answer) { if (!answer.error) { formDone(form); } });
   });

@@ -1,9 +1,12 @@
 // The composer's line, sent as a command: read by the parser (static/js/composer.js, a classic
-// script that sets window.TabletopComposer), its help or error shown under the box, cleared
-// once the server has it; Enter sends, Shift+Enter breaks the line, ArrowUp recalls the last
-// line sent, the box grows with what is typed.
+// script that sets window.TabletopComposer), its error shown under the box (the parser's, or the
+// server's refusal) until the next line is said, cleared once the server has it; /help in a
+// panel over the page that leaves the log as it was; Enter sends, Shift+Enter breaks the line,
+// ArrowUp recalls the last line sent, the box grows with what is typed. A line the page could
+// not send because the session ended stays in the box, and is kept in this tab (a draft) for
+// the page the login brings back.
 
-import { scene } from "./page.js";
+import { recall, remember, scene, sceneKey } from "./page.js";
 import { make, retry, stuck, waitingLine } from "./commands.js";
 
 const history = [];  // the lines sent, for ArrowUp
@@ -30,6 +33,8 @@ function members() {
   try { return data ? JSON.parse(data.textContent) : []; } catch (e) { return []; }
 }
 
+// The error under the box (kind "error"), or nothing. Help is not shown here: a long list
+// under the box took the log's height, down to a strip (showHelp).
 function composerStatus(kind, lines) {
   const status = document.getElementById("composer-status");
   if (!status) { return; }
@@ -39,38 +44,75 @@ function composerStatus(kind, lines) {
     p.className = "error";
     p.textContent = lines[0];
     status.appendChild(p);
-  } else if (kind === "help") {
-    const ul = document.createElement("ul");
-    lines.forEach(function (line) {
-      const li = document.createElement("li");
-      li.textContent = line;
-      ul.appendChild(li);
-    });
-    // The dice reference: every spelling, each with an example that rolls.
-    const reference = status.getAttribute("data-dice-reference");
-    if (reference) {
-      const li = document.createElement("li");
-      const a = document.createElement("a");
-      a.href = reference;
-      a.target = "_blank";
-      a.rel = "noopener";
-      a.textContent = "The dice reference: every spelling, with examples";
-      li.appendChild(a);
-      ul.appendChild(li);
-    }
-    status.appendChild(ul);
   }
+}
+
+// /help: the list in its panel (#composer-help, a popover: over the page, closed by its Close
+// button, Escape or a click elsewhere), the log left as it was under it.
+function showHelp(lines) {
+  const panel = document.getElementById("composer-help");
+  const list = panel && panel.querySelector("ul");
+  if (!list) { return; }
+  list.textContent = "";
+  lines.forEach(function (line) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    list.appendChild(li);
+  });
+  if (panel.showPopover && !panel.matches(":popover-open")) { panel.showPopover(); }
+}
+
+// A server's refusal of a line sits under the box, beside the text it refused; the same words
+// under the page's header (the error frame) go, so they are not said twice.
+function showRefusal(message) {
+  composerStatus("error", [message]);
+  const errors = document.getElementById("scene-errors");
+  if (errors && errors.textContent.trim() === message) { errors.textContent = ""; }
+}
+
+// A line said: any error still shown for an earlier line is old news (a refusal can arrive
+// after the next line went), under the box and under the header alike.
+function clearRefusals() {
+  composerStatus("", []);
+  const errors = document.getElementById("scene-errors");
+  if (errors) { errors.textContent = ""; }
+}
+
+function draftKey() { return sceneKey("composer-draft"); }
+
+// The session ended: the line in the box is kept for the page after the login.
+export function keepDraft() {
+  const box = document.getElementById("composer-text");
+  if (box && box.value.trim()) { remember("sessionStorage", draftKey(), box.value); }
+}
+
+// A line kept when the session ended, back in the box of the page the login brought back.
+export function restoreDraft() {
+  const box = document.getElementById("composer-text");
+  const draft = recall("sessionStorage", draftKey());
+  if (!box || !draft) { return; }
+  if (!box.value) { box.value = draft; fitComposer(box); }
+  try { window.sessionStorage.removeItem(draftKey()); } catch (e) { /* private mode */ }
 }
 
 function submitComposer(form) {
   const box = form.querySelector("textarea[name='text']");
   if (!box || !window.TabletopComposer) { return; }
   const root = scene();
+  const picked = document.getElementById("table-mode");
   const result = window.TabletopComposer.parse(box.value, {
     members: members(),
-    me: parseInt((root && root.getAttribute("data-user")) || "0", 10)
+    me: parseInt((root && root.getAttribute("data-user")) || "0", 10),
+    mode: picked ? picked.value : null  // /r rolls in the mode picked under the box
   });
   const status = lineStatus(result);
+  if (status.kind === "help") {
+    composerStatus("", []);
+    showHelp(status.lines);
+    box.value = "";  // read: the box is free for the next line
+    fitComposer(box);
+    return;
+  }
   composerStatus(status.kind, status.lines);
   if (status.kind) { return; }
   // The same line on its way is not sent twice: a second Enter only retries it when it is
@@ -81,14 +123,17 @@ function submitComposer(form) {
     return;
   }
   const text = box.value;
-  make(result.frame, form, text, function (answer) { lineAnswered(form, text, answer); });
+  const made = make(result.frame, form, text, function (answer) { lineAnswered(form, text, answer); });
+  if (!made) { keepDraft(); }  // the session ended: refused at once, the line kept
 }
 
-// The line is cleared once the server has it (recorded or refused by the rules: the error
-// says why, and the text stays to be fixed), and only if the box still holds that line.
+// The line is cleared once the server has it (recorded), and only if the box still holds that
+// line; refused by the rules, its error shows under the box and the text stays to be fixed.
 function lineAnswered(form, text, answer) {
   const box = form && form.querySelector("textarea[name='text']");
-  if (!box || answer.error) { return; }
+  if (!box) { return; }
+  if (answer.error) { showRefusal(answer.error); return; }
+  clearRefusals();
   history.push(text);
   recalled = -1;
   if (box.value === text) {

@@ -78,15 +78,36 @@ export function endedWords(reason) {
   return "Session ended" + (why ? " (" + why + ")" : "") + ": ";
 }
 
-// The session ended: the header says why and links the login page, which brings the player
-// back here (the link's address is the page's own, data-login-url). It stays: no reconnect.
+// The server closes the socket of a session that ended with this code (its "ended" frame first).
+export const SESSION_ENDED = 4401;
+
+// Why the session ended ("" when the server did not say), once it has; null while it lasts.
+let endedReason = null;
+
+export function sessionEnded() { return endedReason; }
+
+// A close that says the session ended: its code, whatever frame came before it.
+export function endsSession(detail) {
+  return !!(detail && detail.event && detail.event.code === SESSION_ENDED);
+}
+
+// The way back: a link to log in, which brings the player back here (the link's address is the
+// page's own, #connection's data-login-url).
+export function loginLink(text) {
+  const el = document.getElementById("connection");
+  const link = document.createElement("a");
+  link.href = (el && el.getAttribute("data-login-url")) || "/accounts/login/";
+  link.textContent = text;
+  return link;
+}
+
+// The session ended: the header says why and links the login page. It stays: no reconnect, and
+// the page sends nothing more (commands.js refuses what is made from now on, saying so).
 export function showEnded(reason) {
+  if (endedReason === null) { endedReason = reason || ""; }
   const el = document.getElementById("connection");
   if (!el) { return; }
-  const link = document.createElement("a");
-  link.href = el.getAttribute("data-login-url") || "/accounts/login/";
-  link.textContent = "log in again";
-  el.replaceChildren(document.createTextNode(endedWords(reason)), link);
+  el.replaceChildren(document.createTextNode(endedWords(endedReason)), loginLink("log in again"));
   el.setAttribute("data-state", "ended");
   const now = document.getElementById("reconnect-now");
   if (now) { now.hidden = true; }
@@ -154,6 +175,7 @@ export function opened() {
 
 export function closed(evt) {
   life.closed();
+  if (endsSession(evt.detail)) { showEnded(endedReason || ""); }  // its frame may not have come
   const status = document.getElementById("connection");
   const word = status ? closeWord(status.getAttribute("data-state"), evt.detail) : null;
   if (word) { setStatus(word, "closed"); }

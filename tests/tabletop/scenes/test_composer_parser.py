@@ -34,8 +34,14 @@ process.stdout.write(JSON.stringify(cases.map(c => composer.parse(c.line, c.ctx)
 """
 
 
-def parse(*lines: str, me: int = 2, limit: int | None = CHAT_LIMIT, run: str = RUN) -> list[dict]:
-    ctx = {"members": MEMBERS, "me": me, "limit": limit}
+def parse(
+    *lines: str,
+    me: int = 2,
+    limit: int | None = CHAT_LIMIT,
+    run: str = RUN,
+    mode: str | None = None,
+) -> list[dict]:
+    ctx = {"members": MEMBERS, "me": me, "limit": limit, "mode": mode}
     cases = [{"line": line, "ctx": ctx} for line in lines]
     out = subprocess.run(
         [NODE, "-e", run, str(COMPOSER)],
@@ -48,8 +54,8 @@ def parse(*lines: str, me: int = 2, limit: int | None = CHAT_LIMIT, run: str = R
     return json.loads(out.stdout)
 
 
-def frame(line: str, me: int = 2) -> dict:
-    (result,) = parse(line, me=me)
+def frame(line: str, me: int = 2, mode: str | None = None) -> dict:
+    (result,) = parse(line, me=me, mode=mode)
     assert "frame" in result, result
     return result["frame"]
 
@@ -79,14 +85,65 @@ def test_a_double_slash_says_a_line_that_starts_with_a_slash():
 
 @pytest.mark.parametrize(
     ("line", "mode"),
-    [("/r 2d6+1", "public"), ("/gmr 1d20", "gm"), ("/br 3d6", "blind"), ("/sr 1d100", "self")],
+    [
+        ("/pr 2d6+1", "public"),
+        ("/publicroll 2d6+1", "public"),
+        ("/gmr 1d20", "gm"),
+        ("/br 3d6", "blind"),
+        ("/sr 1d100", "self"),
+    ],
 )
-def test_roll_commands_roll_the_dice_box_in_their_mode(line, mode):
-    assert frame(line) == {
+@pytest.mark.parametrize("picked", [None, "public", "secret", "blind"])
+def test_forced_roll_commands_roll_in_their_mode_whatever_is_picked(line, mode, picked):
+    # /pr is how a GM left on "Secret (GM)" still rolls in the open.
+    assert frame(line, mode=picked) == {
         "command": "roll",
         "roll_kind": "expression",
         "expression": line.split(" ", 1)[1],
         "mode": mode,
+    }
+
+
+@pytest.mark.parametrize("line", ["/r 1d6+500", "/roll 1d6+500", "/R 1d6+500"])
+@pytest.mark.parametrize("picked", ["public", "gm", "blind", "self", "secret"])
+def test_r_rolls_in_the_mode_picked_under_the_box(line, picked):
+    # As Foundry's /r: a GM on "Secret (GM)" who types /r gives nothing away.
+    assert frame(line, mode=picked) == {
+        "command": "roll",
+        "roll_kind": "expression",
+        "expression": "1d6+500",
+        "mode": picked,
+    }
+
+
+def test_r_with_nothing_picked_rolls_in_the_open():
+    # The parser on its own, with no page and no mode given: Foundry's default, public.
+    assert frame("/r 2d6")["mode"] == "public"
+
+
+#: The page as scene.js sees it: the "Rolls" select under the box, set to blind.
+PICKED_ON_THE_PAGE = (
+    """
+globalThis.document = {
+  getElementById: (id) => id === "table-mode" ? { value: "blind" } : null
+};
+"""
+    + RUN
+)
+
+
+def test_in_the_browser_r_reads_the_mode_picked_on_the_page():
+    (rolled, forced) = parse("/r 1d20", "/pr 1d20", run=PICKED_ON_THE_PAGE)
+    assert rolled["frame"]["mode"] == "blind"
+    assert forced["frame"]["mode"] == "public"
+
+
+def test_inline_rolls_keep_the_lines_audience_whatever_is_picked():
+    # [[...]] rolls for whoever sees the line: a chat frame carries no mode.
+    assert frame("I hit [[1d20+5]]", mode="secret") == {
+        "command": "chat",
+        "text": "I hit [[1d20+5]]",
+        "to": [],
     }
 
 
@@ -147,18 +204,24 @@ def test_help_lists_every_command_and_sends_nothing():
     (result,) = parse("/help")
     assert set(result) == {"help"}
     text = "\n".join(result["help"])
-    for command in ("/me", "/w", "/r", "/gmr", "/br", "/sr", "/help", "[[1d20+5]]"):
+    for command in ("/me", "/w", "/r", "/pr", "/gmr", "/br", "/sr", "/help", "[[1d20+5]]"):
         assert command in text
     assert "/r longsword: make a saved roll by name" in text
+    assert "/r 2d6+1: roll in the mode picked under the box" in text
+    assert "roll in the open" not in text.split("/pr")[0]  # /r follows the picker
 
 
 @pytest.mark.parametrize(
     ("line", "expression", "mode"),
-    [("/r longsword", "longsword", "public"), ("/gmr  Sneak attack ", "Sneak attack", "gm")],
+    [
+        ("/r longsword", "longsword", "self"),  # the mode picked, as any /r
+        ("/gmr  Sneak attack ", "Sneak attack", "gm"),
+        ("/pr longsword", "longsword", "public"),
+    ],
 )
 def test_a_saved_rolls_name_goes_to_the_server_as_typed(line, expression, mode):
     # The server looks the name up for whoever rolls (tabletop.characters.saved_rolls).
-    assert frame(line) == {
+    assert frame(line, mode="self") == {
         "command": "roll",
         "roll_kind": "expression",
         "expression": expression,
