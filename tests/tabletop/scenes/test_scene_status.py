@@ -19,6 +19,7 @@ from tabletop.scenes.models import Scene
 from tabletop.scenes.render import render_frame
 from tests.support.tables import mira_and_troll
 from tests.tabletop.scenes.conftest import connect, events, seat_table
+from tests.tabletop.systems.percentile.tables import plot_point_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_db_after")]
 
@@ -154,3 +155,19 @@ def test_the_gms_button_is_answered_by_the_socket_not_a_page(table):
     refused = player.post(reverse("scenes:close", args=[table.scene.pk]), headers=htmx)
     assert refused.status_code == 403
     assert Scene.objects.get(pk=table.scene.pk).status == Scene.Status.OPEN
+
+
+def test_a_systems_own_forms_follow_the_scene_too():
+    # percentile's plot point box (In play): a player's forms while open, gone once closed.
+    from tabletop.scenes.tools import render_scene_status  # new with issue 42
+
+    table, _, _ = plot_point_table()
+    alice = Viewer(table.alice.pk, False)
+    assert 'id="play-extras"' in render_scene_status(table.scene, alice)
+    assert "narrative-spend" in render_scene_status(table.scene, alice)
+    close(table)
+    table.scene.refresh_from_db()
+    closed = render_scene_status(table.scene, alice)
+    assert 'id="play-extras"' in closed and "narrative-spend" not in closed
+    # The GM has no such box: nothing of it is sent.
+    assert 'id="play-extras"' not in render_scene_status(table.scene, Viewer(table.gm.pk, True))
