@@ -82,6 +82,16 @@ function statusNow() {
 
 document.addEventListener("DOMContentLoaded", function () { sceneStatus = statusNow(); });
 
+// A line half typed when the scene closed goes with the composer's box; it is kept here and
+// put back when the scene opens again (this page), so nothing typed is lost.
+let unsent = "";
+
+document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
+  const target = evt.detail && evt.detail.target;
+  const box = target && target.id === "composer" ? document.getElementById("composer-text") : null;
+  if (box && box.value) { unsent = box.value; }
+});
+
 function followStatus() {
   const now = statusNow();
   if (now === sceneStatus) { return; }
@@ -90,6 +100,8 @@ function followStatus() {
   rollForms.restoreTableMode();
   rollForms.applyTableMode(document);
   sheet.startSheet();
+  const box = document.getElementById("composer-text");
+  if (box && unsent && !box.value) { box.value = unsent; unsent = ""; }
 }
 
 // --- the socket's events ---

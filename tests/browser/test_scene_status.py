@@ -139,6 +139,8 @@ def test_pages_on_a_scene_follow_it_opening_and_closing(browser: Browser, server
         expect(page.locator(".scene-head .badge")).to_have_text("Open")
     expect(player.locator("form.roll-form").first).to_be_attached()
 
+    # alice was typing as the GM closed it: her line is back when it opens again.
+    player.get_by_label("Message").fill("Wait, one more thing")
     click_status_button(gm.page, "Close scene", confirm=True)
     for page in (player, gm.page):
         shows_closed(page)
@@ -148,6 +150,7 @@ def test_pages_on_a_scene_follow_it_opening_and_closing(browser: Browser, server
     click_status_button(gm.page, "Open scene", confirm=None)
     for page in (player, gm.page):
         shows_open(page)
+    expect(player.get_by_label("Message")).to_have_value("Wait, one more thing")
     roll_dice(alice, "1d20")
     expect(gm.page.locator("#scene-log .event-roll")).to_have_count(2)
 
