@@ -69,6 +69,42 @@ document.addEventListener("DOMContentLoaded", function () {
 
 document.addEventListener("DOMContentLoaded", sheet.startSheet);
 
+// --- the scene opening or closing ---
+// Its frame morphs in the header's badge, the composer and the Roll and Sheet tools with their
+// tabs (tools.render_scene_status): the tabs are laid out again, the new forms start from the
+// table's roll mode, the sheet shows the one picked before.
+
+let sceneStatus = null;
+
+function statusNow() {
+  const badge = document.getElementById("scene-status");
+  return badge ? badge.getAttribute("data-status") : null;
+}
+
+document.addEventListener("DOMContentLoaded", function () { sceneStatus = statusNow(); });
+
+// A line half typed when the scene closed goes with the composer's box; it is kept here and
+// put back when the scene opens again (this page), so nothing typed is lost.
+let unsent = "";
+
+document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
+  const target = evt.detail && evt.detail.target;
+  const box = target && target.id === "composer" ? document.getElementById("composer-text") : null;
+  if (box && box.value) { unsent = box.value; }
+});
+
+function followStatus() {
+  const now = statusNow();
+  if (now === sceneStatus) { return; }
+  sceneStatus = now;
+  tabs.retab();
+  rollForms.restoreTableMode();
+  rollForms.applyTableMode(document);
+  sheet.startSheet();
+  const box = document.getElementById("composer-text");
+  if (box && unsent && !box.value) { box.value = unsent; unsent = ""; }
+}
+
 // --- the socket's events ---
 
 document.body.addEventListener("htmx:wsOpen", function (evt) {
@@ -113,6 +149,7 @@ document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
 });
 
 document.body.addEventListener("htmx:wsAfterMessage", function () {
+  followStatus();
   latency.paintOwnRtt();  // a new presence list: this page's own time is the freshest
   pruneControls(document);
   rememberSealed(document);

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from tabletop.campaigns.selectors import members_of
 from tabletop.characters.models import Character, sheet_joins
 from tabletop.scenes import command_threads
 from tabletop.scenes.audiences import (
@@ -23,8 +24,9 @@ from tabletop.scenes.audiences import (
     scene_group,
     user_group,
 )
-from tabletop.scenes.models import Audience, SceneEvent, with_sheet
+from tabletop.scenes.models import Audience, Scene, SceneEvent, with_sheet
 from tabletop.scenes.render import Renders, render_frame
+from tabletop.scenes.tools import SCENE_STATUS, stale_tools_and_views
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,15 @@ def broadcast_event(recorded: SceneEvent, *, sheets: Mapping[int, Character] | N
         send(gm_group(scene_id), message("", exclude=tuple(audience)))
         send(players_group(scene_id), message("", exclude=tuple(audience)))
         return
+    if SCENE_STATUS in stale_tools_and_views(event):
+        # Its frame holds each viewer's own tools (a player's characters, the GM's button):
+        # one per member, through their own group; a socket of nobody listed learns the seq.
+        members = _member_ids(event.scene)
+        for uid in members:
+            send(user_group(scene_id, uid), message(frame(Viewer(uid, uid == gm_id))))
+        send(gm_group(scene_id), message("", exclude=members))
+        send(players_group(scene_id), message("", exclude=members))
+        return
     gm = frame(Viewer(gm_id, True))
     other = frame(Viewer(None, False))
     actor_id = event.actor_id
@@ -80,6 +91,12 @@ def broadcast_event(recorded: SceneEvent, *, sheets: Mapping[int, Character] | N
         send(players_group(scene_id), message(other, exclude=(actor_id,)))
         return
     send(players_group(scene_id), message(other))
+
+
+def _member_ids(scene: Scene) -> tuple[int, ...]:
+    """Everyone at the scene's table: its campaign's members, the GM first."""
+    ids = members_of(campaign=scene.campaign).values_list("user_id", flat=True)
+    return tuple(dict.fromkeys([scene.campaign.gm_id, *ids]))
 
 
 def _as_recorded(event: SceneEvent) -> bool:

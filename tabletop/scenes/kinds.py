@@ -8,7 +8,8 @@ own with its ``System`` (tabletop.systems). ``record_event`` refuses a kind nobo
 Their names: ``party`` (the Party tool: everyone's currencies and harm), ``dashboard`` (the GM
 tool's), two parts of it alone, ``table`` (every character's sheet numbers) and ``hidden`` (a
 hidden roll's entry in the hidden results), ``party-row`` and ``table-row`` (the event's
-character's numbers alone, when only its sheet changed), and each procedure view's own name
+character's numbers alone, when only its sheet changed), ``scene-status`` (what of the page
+follows the scene's status, rendered for each viewer), and each procedure view's own name
 (``turns``, a system's ``challenge``...).
 """
 
@@ -158,8 +159,19 @@ register(
 register(
     EventKind("turn", "scenes/events/turn.html", stale=frozenset({"turns"}), public=payloads.Turn)
 )
-register(EventKind("scene_opened", "scenes/events/scene_opened.html", public=payloads.SceneNamed))
-register(EventKind("scene_closed", "scenes/events/scene_closed.html", public=payloads.SceneNamed))
+#: What of the page follows the scene's status (tools.SCENE_STATUS: its header, composer, Roll
+#: and Sheet tools), rendered for each viewer.
+_STATUS = frozenset({"scene-status"})
+register(
+    EventKind(
+        "scene_opened", "scenes/events/scene_opened.html", stale=_STATUS, public=payloads.SceneNamed
+    )
+)
+register(
+    EventKind(
+        "scene_closed", "scenes/events/scene_closed.html", stale=_STATUS, public=payloads.SceneNamed
+    )
+)
 register(
     EventKind(
         "chat",

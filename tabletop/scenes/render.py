@@ -18,11 +18,13 @@ from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import Scene, SceneEvent, with_sheet
 from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.tools import (
+    SCENE_STATUS,
     TOOL_ROWS,
     TOOLS,
     campaign_characters,
     render_character_row,
     render_hidden_entry,
+    render_scene_status,
     render_tool,
     stale_tools_and_views,
     tools_for,
@@ -155,6 +157,14 @@ class Renders:
             html += self._tools[key]
         return html
 
+    def scene_status(self, viewer: Viewer) -> str:
+        """What of the page follows the scene's status, for this viewer alone (their own
+        characters and sheets): rendered once per viewer, read as the event left the scene."""
+        key = (SCENE_STATUS, viewer)
+        if key not in self._tools:
+            self._tools[key] = render_scene_status(self._scene, viewer)
+        return self._tools[key]
+
     def ledger_head(self, head: str) -> str:
         """The ledger head's swap: the same for every member, rendered once."""
         if head not in self._heads:
@@ -209,7 +219,9 @@ def render_frame(
         side = frozenset(stale & TOOLS)
         if side:
             parts.append(renders.tools(event, viewer, side))
-        procedures = stale - TOOLS
+        if SCENE_STATUS in stale:
+            parts.append(renders.scene_status(viewer))
+        procedures = stale - TOOLS - {SCENE_STATUS}
         if procedures:
             event.scene.refresh_from_db(fields=["state"])
             parts += render_procedure_views(event.scene, viewer, oob=True, only=procedures)

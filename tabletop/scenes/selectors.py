@@ -19,7 +19,13 @@ from tabletop.scenes.fastpath import onloop, sockets
 from tabletop.scenes.models import Presence, Scene, SceneEvent
 from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.render import Renders, every_event, render_frame
-from tabletop.scenes.tools import TOOLS, render_tools, stale_tools_and_views
+from tabletop.scenes.tools import (
+    SCENE_STATUS,
+    TOOLS,
+    render_scene_status,
+    render_tools,
+    stale_tools_and_views,
+)
 
 
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
@@ -61,10 +67,14 @@ def replay_frames(
     key = (viewer.is_gm, tools)
     if tools and key not in tail.tools:
         tail.tools[key] = render_tools(tail.scene, is_gm=viewer.is_gm, oob=True, only=tools)
-    views = stale - TOOLS
+    views = stale - TOOLS - {SCENE_STATUS}
     after = tail.tools.get(key, "") + "".join(
         render_procedure_views(tail.scene, viewer, oob=True, only=views) if views else ()
     )
+    if SCENE_STATUS in stale:
+        # Opened or closed while the page was away: its header, composer and tools as the
+        # scene is now (for this viewer: their own characters and sheets).
+        after += render_scene_status(tail.scene, viewer)
     return [*frames, after] if after else frames
 
 

@@ -22,6 +22,7 @@ from tabletop.scenes import kinds
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.modes import modes_for
 from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.rollkinds import kinds_for
 
@@ -225,6 +226,53 @@ def render_tools_and_views(
 def stale_tools_and_views(event: SceneEvent) -> frozenset[str]:
     """The tools and procedure views an event makes stale: its kind says (tabletop.scenes.kinds)."""
     return kinds.get(event.kind).stale_tools_and_views(event)
+
+
+# --- what follows the scene's status -------------------------------------------------------------
+# The header's badge and the GM's open/close button, the composer, the Roll and Sheet tools and
+# their tabs, a system's box in In play: a scene that opens or closes pushes them to every page
+# on it (``scene_opened``/``scene_closed`` make this stale), each rendered for its viewer, since
+# the Roll and Sheet tools hold a player's own characters. A page that was away gets them with
+# its catch-up (``selectors.replay_frames``), as the scene is then.
+
+#: The stale name of that part of the page (not a tool of ``TOOLS``: rendered per viewer).
+SCENE_STATUS = "scene-status"
+
+
+def play_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
+    """What the status's parts read for one viewer: the page's roll forms (the viewer's
+    characters, the modes they may pick), the Sheet tool and a system's extras."""
+    campaign = scene.campaign
+    characters = Character.objects.of_campaign(campaign)
+    if not viewer.is_gm:
+        characters = characters.filter(owner_id=viewer.user_id)
+    system = campaign.game
+    extras = {}
+    if system.scene_extras is not None:
+        extras = system.scene_extras(scene, viewer, campaign.effective_ruleset())
+    return {
+        **extras,
+        "scene": scene,
+        "campaign": campaign,
+        "viewer": viewer,
+        "characters": characters,
+        "foes": Character.objects.of_campaign(campaign).filter(role=Character.Role.FOE),
+        "roll_kinds": kinds_for(campaign.system),
+        "roll_modes": [(m.name, m.label) for m in modes_for(is_gm=viewer.is_gm)],
+        # Read only while open: nothing of them shows otherwise.
+        "sheets": sheet_tool(scene, viewer) if scene.is_open else [],
+        "own_rolls": own_roll_buttons(scene, viewer) if scene.is_open else [],
+    }
+
+
+def render_scene_status(scene: Scene, viewer: Viewer) -> str:
+    """The parts of the page that follow the scene's status, as out-of-band morphs, for this
+    viewer alone (the GM's button for the GM; a player's own characters and sheets)."""
+    # The roll forms read the party's rows too (a heal picks its patient from them).
+    ctx = _context(scene, is_gm=viewer.is_gm, wanted=frozenset({"party", "table"}))
+    ctx.update(play_context(scene, viewer))
+    ctx["oob"] = True
+    return render_fragment("scenes/_scene_status.html", ctx)
 
 
 # --- the Sheet tool ------------------------------------------------------------------------------

@@ -15,13 +15,13 @@ from tabletop.characters.models import Character
 from tabletop.characters.saved_rolls import with_roller
 from tabletop.scenes import actions, ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.fragments import error_frame
 from tabletop.scenes.models import Scene
-from tabletop.scenes.modes import modes_for
 from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.render import render_card, visible_page
-from tabletop.scenes.rollkinds import ROLL_KINDS, kinds_for
+from tabletop.scenes.rollkinds import ROLL_KINDS
 from tabletop.scenes.selectors import online_users, table_members, viewer_for
-from tabletop.scenes.tools import own_roll_buttons, sheet_tool, tools_context
+from tabletop.scenes.tools import play_context, tools_context
 
 
 def _viewer_for(campaign: Campaign, request: HttpRequest) -> Viewer:
@@ -57,35 +57,18 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
     viewer = _viewer_for(scene.campaign, request)
     events, more = visible_page(scene=scene, viewer=viewer)
     cards = [render_card(event, vis, viewer, live=False) for event, vis in events]
-    if viewer.is_gm:
-        characters = Character.objects.of_campaign(scene.campaign)
-    else:
-        characters = Character.objects.of_campaign(scene.campaign).filter(owner=request.user)
-    system = scene.campaign.game
-    extras = {}
-    if system.scene_extras is not None:
-        extras = system.scene_extras(scene, viewer, scene.campaign.effective_ruleset())
     return render(
         request,
         "scenes/scene.html",
         {
             **tools_context(scene, viewer),
             "procedure_views": render_procedure_views(scene, viewer, oob=False),
-            **extras,
-            "foes": Character.objects.of_campaign(scene.campaign).filter(role=Character.Role.FOE),
-            "scene": scene,
-            "campaign": scene.campaign,
-            "viewer": viewer,
+            **play_context(scene, viewer),
             "cards": cards,
             "last_seq": events[-1][0].seq if events else 0,
             "earlier_before": events[0][0].seq if more else None,
             "online": online_users(scene_id=scene.pk),
-            "roll_kinds": kinds_for(scene.campaign.system),
-            "characters": characters,
-            "roll_modes": [(m.name, m.label) for m in modes_for(is_gm=viewer.is_gm)],
             "members": table_members(scene.campaign),
-            "sheets": sheet_tool(scene, viewer) if scene.is_open else [],
-            "own_rolls": own_roll_buttons(scene, viewer) if scene.is_open else [],
         },
     )
 
@@ -95,13 +78,19 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def scene_status(request: HttpRequest, pk: int, change: str) -> HttpResponse:
     scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=pk)
     _viewer_for(scene.campaign, request)
+    live = request.headers.get("HX-Request") == "true"  # the page's button (htmx)
     try:
         if change == "open":
             actions.scene_open(scene=scene, actor=request.user)
         else:
             actions.scene_close(scene=scene, actor=request.user)
     except ValidationError as exc:
+        if live:
+            return HttpResponse(error_frame(" ".join(exc.messages)))
         messages.error(request, " ".join(exc.messages))
+    if live:
+        # The scene's own frame brings its new status to every page on it, this one included.
+        return HttpResponse(status=204)
     return redirect("scenes:detail", pk=scene.pk)
 
 

@@ -115,3 +115,21 @@ def test_a_changed_tool_is_in_view_only_when_it_shows():
     ]
     shown = run("tabs.js", "return m.toolInView(c[0], c[1], c[2]);", cases)
     assert shown == [True, True, False, False, True, False]
+
+
+CLOSED = ["log", "party", "in-play"]
+
+
+def test_a_tool_the_page_no_longer_has_gives_way_beside_the_log():
+    # The Roll tool stood beside the log and the scene closed: its tab is gone, the first tool
+    # the page still has stands there, selected (not a tool nobody can see).
+    assert choose("log", side="roll", names=CLOSED) == {
+        "name": "log",
+        "side": "party",
+        "selected": "party",
+    }
+    assert choose("roll", side="roll", names=CLOSED, phone=True) == {
+        "name": "log",
+        "side": "party",
+        "selected": "log",
+    }

@@ -22,8 +22,10 @@ export function onPhone() { return phoneLayout().matches; }
 // The tab to show, of the page's tab names: the one named if the page has it, else the log.
 // Beside the log on a desktop (side), the tool last shown (else the first tool); marked
 // selected, the tab showing on a phone, the tool beside the log on a desktop.
+// A tool the page no longer has (the scene closed: no Roll) gives way like a tab never shown.
 export function chooseTab(names, name, side, phone) {
   if (names.indexOf(name) < 0) { name = "log"; }
+  if (side && names.indexOf(side) < 0) { side = null; }
   if (name !== "log") { side = name; }
   if (!side) { side = names.filter(function (n) { return n !== "log"; })[0] || null; }
   return { name: name, side: side, selected: phone ? name : side };
@@ -78,6 +80,13 @@ function currentTab() {
 // The tab this page showed last (else the log).
 export function restoreTab() {
   showTab(recall("sessionStorage", tabKey()) || "log", false);
+}
+
+// The scene opened or closed: its Roll and Sheet tabs came or went. The tab showing stays if
+// the page still has it, and beside the log stands what a fresh page would put there.
+export function retab() {
+  sideTab = null;
+  showTab(currentTab(), false);
 }
 
 // Turned from a phone's layout to a desktop's, or back: the same tab, laid out anew.
