@@ -78,9 +78,10 @@ export function setField(form, name, value) {
   const first = items[0];
   if (!first) { return; }
   if (first.tagName === "SELECT") {
-    const has = Array.prototype.some.call(first.options, function (o) { return o.value === value; });
-    if (!has) { return; }
-    first.value = value;
+    const same = Array.prototype.filter.call(first.options, function (o) { return o.value === value; });
+    if (!same.length) { return; }
+    // The option still offered (two characters' "Strength" share a value; one is hidden).
+    (same.filter(usable)[0] || same[0]).selected = true;
     if (first.querySelector("option[data-sets]")) { applyPickedValues(first); }
     if (name === "character") { followCharacter(form); }
   } else if (first.type === "checkbox") {
@@ -121,13 +122,17 @@ export function followCharacter(form) {
     });
   });
   form.querySelectorAll("select").forEach(function (field) {
+    if (!field.querySelector("[data-character]")) { return; }
     const chosen = field.options[field.selectedIndex];
-    if (!chosen || usable(chosen)) { return; }
+    // Kept: the user's own choice still offered. Else the first offered, as the form would
+    // start for this character alone (a choice made here for the character before is not kept).
+    if (chosen && usable(chosen) && field.getAttribute("data-picked-for") === null) { return; }
     const first = Array.prototype.filter.call(field.options, usable)[0];
-    if (first) {
-      field.value = first.value;
-      field.dispatchEvent(new Event("input", { bubbles: true }));  // the odds follow
-    }
+    if (!first) { return; }
+    field.setAttribute("data-picked-for", picked);
+    if (first === chosen) { return; }
+    first.selected = true;  // not by value: another character's hidden option may share it
+    field.dispatchEvent(new Event("input", { bubbles: true }));  // the odds follow
   });
 }
 
@@ -164,8 +169,11 @@ export function listen() {
 
   document.addEventListener("change", function (evt) {
     const target = evt.target;
-    if (target && target.tagName === "SELECT" && target.name === "character" && target.form) {
+    if (!target || target.tagName !== "SELECT" || !target.form) { return; }
+    if (target.name === "character") {
       followCharacter(target.form);
+    } else {
+      target.removeAttribute("data-picked-for");  // the user's own choice from now on
     }
   });
   // A procedure's form re-rendered live (a new character, a skill changed) follows again.
