@@ -82,6 +82,7 @@ export function setField(form, name, value) {
     if (!same.length) { return; }
     // The option still offered (two characters' "Strength" share a value; one is hidden).
     (same.filter(usable)[0] || same[0]).selected = true;
+    first.removeAttribute("data-picked-for");  // the rollable's choice, as the user's own
     if (first.querySelector("option[data-sets]")) { applyPickedValues(first); }
     if (name === "character") { followCharacter(form); }
   } else if (first.type === "checkbox") {
@@ -124,9 +125,10 @@ export function followCharacter(form) {
   form.querySelectorAll("select").forEach(function (field) {
     if (!field.querySelector("[data-character]")) { return; }
     const chosen = field.options[field.selectedIndex];
-    // Kept: the user's own choice still offered. Else the first offered, as the form would
-    // start for this character alone (a choice made here for the character before is not kept).
-    if (chosen && usable(chosen) && field.getAttribute("data-picked-for") === null) { return; }
+    // Kept: a choice still offered, the user's own or made here for this same character. Else
+    // the first offered, as the form would start for this character alone.
+    const madeFor = field.getAttribute("data-picked-for");
+    if (chosen && usable(chosen) && (madeFor === null || madeFor === picked)) { return; }
     const first = Array.prototype.filter.call(field.options, usable)[0];
     if (!first) { return; }
     field.setAttribute("data-picked-for", picked);
