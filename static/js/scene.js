@@ -28,6 +28,7 @@ import * as rollForms from "./scene/roll-forms.js";
 import * as odds from "./scene/odds.js";
 import * as sheet from "./scene/sheet.js";
 import * as commands from "./scene/commands.js";
+import * as confirm from "./scene/confirm.js";
 import * as composerLine from "./scene/composer-line.js";
 import * as latency from "./scene/latency.js";
 import { pruneControls } from "./scene/own-controls.js";
@@ -42,6 +43,7 @@ tabs.listen();
 log.listen();
 rollForms.listen();
 sheet.listen();
+confirm.listen();  // before commands: a "no" makes no command
 commands.listen(rollForms.rolled);
 socket.listen();
 odds.listen();
@@ -60,6 +62,7 @@ document.addEventListener("DOMContentLoaded", function () {
   rollForms.restoreTableMode();
   composerLine.restoreDraft();
   rollForms.applyTableMode(document);
+  rollForms.followCharacters(document);
   log.scrollLog();
   log.showLatest();
   startCountdowns();

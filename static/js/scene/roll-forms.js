@@ -2,7 +2,7 @@
 // (#table-mode, remembered per scene in this browser) and may differ for one roll; an option
 // may fill in another field of its form (a foe sets the difficulty); a roll form's fields are
 // set as a rollable of the Sheet tool names them; a roll form that rolled goes back to the table's
-// mode.
+// mode; a form offers only the picked character's skills.
 
 import { recall, remember, sceneKey } from "./page.js";
 import { onPhone, showTab } from "./tabs.js";
@@ -78,10 +78,13 @@ export function setField(form, name, value) {
   const first = items[0];
   if (!first) { return; }
   if (first.tagName === "SELECT") {
-    const has = Array.prototype.some.call(first.options, function (o) { return o.value === value; });
-    if (!has) { return; }
-    first.value = value;
+    const same = Array.prototype.filter.call(first.options, function (o) { return o.value === value; });
+    if (!same.length) { return; }
+    // The option still offered (two characters' "Strength" share a value; one is hidden).
+    (same.filter(usable)[0] || same[0]).selected = true;
+    first.removeAttribute("data-picked-for");  // the rollable's choice, as the user's own
     if (first.querySelector("option[data-sets]")) { applyPickedValues(first); }
+    if (name === "character") { followCharacter(form); }
   } else if (first.type === "checkbox") {
     items.forEach(function (box) { box.checked = true; });
   } else if (first.type === "radio") {
@@ -89,6 +92,57 @@ export function setField(form, name, value) {
   } else {
     first.value = value;
   }
+}
+
+// --- a form follows the character picked ---
+// A GM's form lists every character's skills (a player's, each of their characters'): an
+// option group, an option or a tick box's label marked data-character="<pk>" is offered only
+// while that character is picked (Kestrel picked, only Kestrel's skills), so a skill of
+// another character is never sent for her. A choice that goes away gives way to the first one
+// still offered.
+
+// Whether what data-character marks (owner: its character's pk, or none) is offered.
+export function offered(owner, picked) { return !owner || owner === picked; }
+
+function usable(option) {
+  const group = option.parentNode;
+  return !option.disabled && !(group && group.tagName === "OPTGROUP" && group.disabled);
+}
+
+export function followCharacter(form) {
+  const select = form.elements.namedItem("character");
+  if (!select || select.tagName !== "SELECT") { return; }
+  const picked = select.value;
+  form.querySelectorAll("[data-character]").forEach(function (el) {
+    const on = offered(el.getAttribute("data-character"), picked);
+    el.hidden = !on;
+    if (el.tagName === "OPTION" || el.tagName === "OPTGROUP") { el.disabled = !on; }
+    el.querySelectorAll("input").forEach(function (box) {
+      box.disabled = !on;
+      if (!on) { box.checked = false; }
+    });
+  });
+  form.querySelectorAll("select").forEach(function (field) {
+    if (!field.querySelector("[data-character]")) { return; }
+    const chosen = field.options[field.selectedIndex];
+    // Kept: a choice still offered, the user's own or made here for this same character. Else
+    // the first offered, as the form would start for this character alone.
+    const madeFor = field.getAttribute("data-picked-for");
+    if (chosen && usable(chosen) && (madeFor === null || madeFor === picked)) { return; }
+    const first = Array.prototype.filter.call(field.options, usable)[0];
+    if (!first) { return; }
+    field.setAttribute("data-picked-for", picked);
+    if (first === chosen) { return; }
+    first.selected = true;  // not by value: another character's hidden option may share it
+    field.dispatchEvent(new Event("input", { bubbles: true }));  // the odds follow
+  });
+}
+
+// Every form with a character select on the page (or under root), as its character stands.
+export function followCharacters(root) {
+  (root || document).querySelectorAll("form").forEach(function (form) {
+    if (form.querySelector("[data-character]")) { followCharacter(form); }
+  });
 }
 
 // The dice box's examples (its form's "Examples", from the dice reference): a click puts the
@@ -114,6 +168,18 @@ export function listen() {
       applyPickedValues(target);
     }
   });
+
+  document.addEventListener("change", function (evt) {
+    const target = evt.target;
+    if (!target || target.tagName !== "SELECT" || !target.form) { return; }
+    if (target.name === "character") {
+      followCharacter(target.form);
+    } else {
+      target.removeAttribute("data-picked-for");  // the user's own choice from now on
+    }
+  });
+  // A procedure's form re-rendered live (a new character, a skill changed) follows again.
+  document.body.addEventListener("htmx:wsAfterMessage", function () { followCharacters(document); });
 
   document.addEventListener("change", function (evt) {
     if (evt.target && evt.target.id === "table-mode") {

@@ -14,7 +14,7 @@ from rules.core import lookup
 from rules.turns import TurnTracker
 from tabletop.characters.models import Character
 from tabletop.scenes.access import require_player
-from tabletop.scenes.commands import Choice, Command, Member, Parsed, Rolling, Text
+from tabletop.scenes.commands import Blank, Choice, Command, Member, Parsed, Rolling, Text, Whole
 from tabletop.scenes.kit import rules_say_no, scene_action
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_view
@@ -102,10 +102,24 @@ def _current_player(scene: Scene, actor: Any, tracker: TurnTracker) -> None:
 
 
 @scene_action()
-def turns_end(*, scene: Scene, actor: Any) -> SceneEvent:
-    """End the current team's turn; the next one's begins (a new round after the last team)."""
+def turns_end(
+    *, scene: Scene, actor: Any, shown_round: int | None = None, shown_team: str | None = None
+) -> SceneEvent:
+    """End the current team's turn; the next one's begins (a new round after the last team).
+
+    ``shown_round`` and ``shown_team`` name the turn the button ended, as the page showed
+    it: a second press, or one sent just as someone else ended that turn, is refused rather
+    than ending the next team's turn before any of them could act."""
     state, tracker = turns_state(scene)
     require_started(tracker)
+    if shown_round is not None and (shown_round, shown_team) != (
+        tracker.round,
+        tracker.current_team,
+    ):
+        raise ValidationError(
+            f"That turn has already ended: it is {tracker.current_team}'s turn now "
+            f"(round {tracker.round})."
+        )
     _current_player(scene, actor, tracker)
     if state.get("pending"):
         raise ValidationError("A check is waiting for reactions: roll it before the turn ends.")
@@ -226,7 +240,12 @@ def _lineup(scene: Scene, user: Any, data: Any) -> list[tuple[Character, str]]:
 
 COMMANDS = (
     Command("turns_start", turns_start, gm=True, lineup=Parsed(_lineup)),
-    Command("turns_end", turns_end),
+    Command(
+        "turns_end",
+        turns_end,
+        shown_round=Whole("round", "The round", optional=True),
+        shown_team=Blank("team"),
+    ),
     Command("turns_act", turns_act, character=Rolling(required="Pick a character.")),
     Command("turns_react", turns_react, character=Rolling(required="Pick a character.")),
     Command("turns_join", turns_join, gm=True, character=Member("character"), team=Text("team")),

@@ -89,6 +89,24 @@ def _member(tracker: TurnTracker, pid: str, characters: dict[str, Character]) ->
     }
 
 
+def _names(names: list[str]) -> str:
+    """ "Kestrel", "Kestrel and Brannoc", "Kestrel, Brannoc and Wren"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def end_turn_confirm(tracker: TurnTracker) -> str:
+    """What a player confirms before ending the team's turn while a member has not acted (their
+    action would be gone with the turn); "" once everyone has."""
+    waiting = [tracker.participant(pid).name for pid in tracker.waiting()]
+    if not tracker.started or not waiting:
+        return ""
+    verb = "has" if len(waiting) == 1 else "have"
+    return (
+        f"{_names(waiting)} {verb} not acted yet. "
+        f"End {tracker.current_team}'s turn anyway? Their action this turn is lost."
+    )
+
+
 def context(scene: Any, viewer: Any) -> dict[str, Any]:
     state = state_of(scene)
     tracker = tracker_of(state)
@@ -119,6 +137,7 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
             "current": current,
             # Any player with a character on the current team may pass the turn on.
             "end_turn_for": sorted({m["owner_id"] for m in current if m["owner_id"]}),
+            "end_turn_confirm": end_turn_confirm(tracker),
             "pending": added.pop("pending", None),
             "last": state.get("last"),
         },

@@ -52,6 +52,9 @@ def foe_attack_outcome(result: conductor.AttackResult, *, foe: str, target: str)
     detail["target"] = target
     hits = result.hits
     summary = f"{hits} {'hit' if hits == 1 else 'hits'} on {target}" if hits else "No hit"
+    # The badge says what the foe's roll did to the character: the foe's hit is not the
+    # player's "Failure" (its colour still reads from the table's side: a hit hurts).
+    detail["band_label"] = f"{target} is hit" if hits else f"{foe} misses"
     pool = sum(1 for d in result.dice if d.source is None)
     return RollOutcome(
         title=f"{foe} strikes back at {target} ({pool}d6 vs {result.difficulty})",

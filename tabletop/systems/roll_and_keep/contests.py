@@ -434,12 +434,13 @@ def _contest_outcome(
         summary += f" — {contest['accumulated']} / {contest['target']}"
         if contest["status"] != "in_progress":
             summary += f", {contest['status']}"
-    return RollOutcome(
-        title=title,
-        summary=summary,
-        detail=detail,
-        outcome="botch" if result.botch else "success" if result.successes else "failure",
-    )
+    outcome = "botch" if result.botch else "success" if result.successes else "failure"
+    if contest.get("settled"):
+        # The card that settles a contest is the whole table's, the loser's too: its badge
+        # names the winner in a neutral colour, never "Success" to the side that lost.
+        detail["band_label"] = f"{contest['winner']} wins" if contest["winner"] else "A tie"
+        outcome = "settled"
+    return RollOutcome(title=title, summary=summary, detail=detail, outcome=outcome)
 
 
 @scene_action(system=SLUG, what="Opposed actions")

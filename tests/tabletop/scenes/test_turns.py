@@ -5,12 +5,17 @@ tests/tabletop/systems/two_dice/test_checks.py."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.test import Client
 
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
+from tabletop.scenes.commands import run_command
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.systems.two_dice import checks
 from tests.support.tables import make_table
@@ -102,6 +107,56 @@ def test_the_tracker_works_in_every_system():
             difficulty="Normal",
             resource="Health",
         )
+
+
+def end_our_turn_forms(user, scene) -> list[str]:
+    """The "End our turn" forms of ``user``'s scene page, as the server renders them."""
+    client = Client()
+    client.force_login(user)
+    page = client.get(f"/scenes/{scene.pk}/").content.decode()
+    forms = re.findall(r"<form ws-send[^>]*>(?:(?!</form>).)*End our turn</button></form>", page)
+    return [f for f in forms if f'data-only-for="{user.pk}"' in f]  # the page keeps its own
+
+
+def confirm_of(form: str) -> str | None:
+    found = re.search(r'data-confirm="([^"]*)"', form)
+    return html.unescape(found.group(1)) if found else None
+
+
+@pytest.mark.django_db
+def test_ending_our_turn_asks_first_naming_who_has_not_acted():
+    # Issue 42: "End our turn" ended the team's turn at once while a teammate had not acted.
+    table, cast = two_dice_table()
+    start(table, cast)
+    [form] = end_our_turn_forms(table.alice, table.scene)
+    assert confirm_of(form) == (
+        "Tamsin and Garrick have not acted yet. End Heroes's turn anyway? "
+        "Their action this turn is lost."
+    )
+    # The form names the turn it ends: sent late, it ends no other team's turn.
+    assert 'name="round" value="1"' in form and 'name="team" value="Heroes"' in form
+    actions.turns_act(scene=table.scene, actor=table.alice, character=cast["tamsin"])
+    [form] = end_our_turn_forms(table.alice, table.scene)
+    assert confirm_of(form).startswith("Garrick has not acted yet. End Heroes's turn anyway?")
+    actions.turns_act(scene=table.scene, actor=table.bob, character=cast["garrick"])
+    [form] = end_our_turn_forms(table.alice, table.scene)
+    assert confirm_of(form) is None  # everyone has acted: it ends at once
+
+
+@pytest.mark.django_db
+def test_an_end_turn_sent_for_a_turn_that_has_ended_ends_nothing_more():
+    # Two presses (or two teammates at once): the second must not end the Foes' turn before
+    # any of them acted.
+    table, cast = two_dice_table()
+    start(table, cast)
+    frame = {"command": "turns_end", "round": "1", "team": "Heroes"}
+    run_command(command="turns_end", scene=table.scene, user=table.alice, data=frame)
+    assert (tracker(table).round, tracker(table).current_team) == (1, "Foes")
+    for user in (table.alice, table.gm):
+        with pytest.raises(ValidationError, match="That turn has already ended: it is Foes's"):
+            run_command(command="turns_end", scene=table.scene, user=user, data=frame)
+    assert (tracker(table).round, tracker(table).current_team) == (1, "Foes")
+    assert SceneEvent.objects.filter(kind="turn").count() == 2  # the start and the one end
 
 
 # --- over the sockets ---

@@ -11,6 +11,7 @@ from tabletop.scenes.models import SceneEvent
 from tabletop.systems.conductor import bennies, strike_back
 from tests.support.dice import Faces
 from tests.tabletop.systems.conductor.tables import attack, conductor_table
+from tests.tabletop.systems.conductor.test_roll_cards import card
 
 
 @pytest.mark.django_db
@@ -103,3 +104,21 @@ def test_the_roller_or_the_gm_lets_a_waiting_foe_strike():
         bennies.benny(scene=table.scene, actor=table.alice, seq=roll.seq, die_index=0)
     hero.refresh_from_db()
     assert hero.hits == 0 and hero.bennies == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("troll_faces", "badge"),
+    [
+        ((3, 1, 6, 2), '<span class="outcome-badge tone-bad">Mira is hit</span>'),
+        ((1, 1, 1), '<span class="outcome-badge tone-good">Cave troll misses</span>'),
+    ],
+)
+def test_the_strike_back_card_reads_as_the_foe_s_hit_on_the_character(troll_faces, badge):
+    # Issue 42: a red "Failure" over "1 hit on Kestrel" read as the player's failure.
+    table, hero, troll = conductor_table(bennies=0)
+    roll = attack(table, hero, 1, 2, *troll_faces, foe=troll)  # Mira misses: the troll answers
+    [answer] = list(SceneEvent.objects.filter(parent=roll))
+    html = card(table, answer)
+    assert badge in html
+    assert ">Failure<" not in html and ">Success<" not in html

@@ -11,13 +11,20 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 
 from rules import roll_and_keep as rak
-from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.audiences import Viewer, visibility
 from tabletop.scenes.models import Audience, Scene, SceneEvent
+from tabletop.scenes.render import render_card
 from tabletop.systems.roll_and_keep import contests as contest_actions
 from tabletop.systems.roll_and_keep import procedure_views as contest_view
 from tests.support.dice import Faces, script_dice
 from tests.tabletop.scenes.conftest import connect
 from tests.tabletop.systems.roll_and_keep.tables import race, rak_table
+
+
+def settled_card(table, event) -> str:
+    event = SceneEvent.objects.select_related("scene__campaign").get(pk=event.pk)
+    viewer = Viewer(table.alice.pk, False)  # Sable's player
+    return render_card(event, visibility(event, viewer), viewer, live=False)
 
 
 def contests(table):
@@ -66,6 +73,26 @@ def test_directly_opposed_both_sides_roll_and_the_net_decides():
     )
     assert (expected.winner, expected.margin) == ("opponent", contest["margin"])
     assert contests(table)[0]["result"] == {"net": 2, "winner": "Orrin"}
+
+
+@pytest.mark.django_db
+def test_the_card_that_settles_a_contest_names_the_winner_never_success_to_the_loser():
+    # Issue 42: the loser's second roll showed "Success … Sable wins by 2".
+    table, sable, orrin = rak_table()
+    race(table, sable, orrin)
+    contest_actions.contest_roll(
+        scene=table.scene, actor=table.bob, contest_id=1, side=1, rng=Faces(7, 7, 3, 1, 10, 2)
+    )
+    # Sable rolls last: one success of her own ("Success" at the difficulty), and she loses.
+    last = contest_actions.contest_roll(
+        scene=table.scene, actor=table.alice, contest_id=1, side=0, rng=Faces(8, 2, 9)
+    )
+    contest = last.public["result"]["contest"]
+    assert (contest["winner"], last.public["result"]["successes"]) == ("Orrin", 1)
+    html = settled_card(table, last)
+    assert '<span class="outcome-badge tone-plain">Orrin wins</span>' in html
+    assert ">Success<" not in html
+    assert "outcome-success" not in html  # no green summary either
 
 
 @pytest.mark.django_db
