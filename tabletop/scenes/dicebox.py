@@ -3,7 +3,9 @@ notation: ``rules.expression``, the page ``/dice/``), offered in every system.
 
 Its statistics bands are its totals, lowest (the "worst") to highest, from the exact
 distribution of ``rules.expression``; a wide spread is grouped into ranges of about equal
-chance (``total_bands``) so a roll stores a short list.
+chance (``total_bands``) so a roll stores a short list. The odds shown of an open-ended roll
+(exploding dice, or many totals) are the chance of reaching a number the player types, with a
+chart (``reach_odds``): that number is the preview's alone, never stored with a roll.
 """
 
 from __future__ import annotations
