@@ -10,6 +10,7 @@ chart (``reach_odds``): that number is the preview's alone, never stored with a 
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections.abc import Mapping
@@ -133,10 +134,11 @@ def reach_odds(dist: Mapping[int, Fraction], raw: Any) -> dict[str, Any]:
     number, error = _typed_whole_number(raw)
     target = default if number is None else number
 
+    totals = [total for total, _ in items]
+
     def at_least(n: int) -> Fraction:
-        if n <= low:
-            return Fraction(1)
-        return next((at_least_of[t] for t, _ in items if t >= n), Fraction(0))
+        i = bisect.bisect_left(totals, n)  # the first total that reaches n
+        return at_least_of[totals[i]] if i < len(totals) else Fraction(0)
 
     chance = at_least(target)
     mean = sum((t * p for t, p in items), Fraction(0))
