@@ -290,6 +290,13 @@ def test_templates_use_no_inline_style_or_script_that_the_csp_would_block():
         assert not found, f"{template.relative_to(ROOT)}: {found}"
 
 
+def test_no_template_comment_of_one_brace_spans_lines():
+    # Django's {# ... #} is one line only: over two it is printed on the page as text.
+    for template in sorted((ROOT / "templates").rglob("*.html")):
+        found = re.findall(r"\{#[^}]*\n", template.read_text())
+        assert not found, f"{template.relative_to(ROOT)}: {found}"
+
+
 #: The one template that runs its own script inline: the session ledger's self-verifying HTML
 #: file, a download opened from disk, never served as a page under the site's CSP.
 OFFLINE_FILES = {"scenes/ledger/ledger.html"}
