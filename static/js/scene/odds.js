@@ -30,6 +30,15 @@ export function oddsLine(note, isError, rows) {
   }).filter(Boolean).join(" · ");
 }
 
+// The "Chance of at least" box kept through the swap: the default it stands for when blank,
+// and whether the server took the number in it.
+function keptReachBox(reach, isError) {
+  const box = reach.querySelector("input");
+  if (!box) { return; }
+  box.placeholder = reach.getAttribute("data-default") || "";
+  if (isError) { box.setAttribute("aria-invalid", "true"); } else { box.removeAttribute("aria-invalid"); }
+}
+
 function isOdds(el) { return !!(el && el.classList && el.classList.contains("odds")); }
 
 function fetchOdds(el) {
@@ -74,6 +83,17 @@ export function listen() {
     const form = odds.closest("form");
     const line = form && form.querySelector(".roll-actions .odds-line");
     if (!line) { return; }
+    // An open-ended roll's odds name their own line ("At least 15: 43.2%", or what is wrong with
+    // the number typed); the box that number is typed in was kept as it was (hx-preserve), so
+    // its hint and its validity follow the odds just fetched.
+    const reach = odds.querySelector("[data-odds-gist]");
+    if (reach) {
+      const reachError = reach.hasAttribute("data-odds-gist-error");
+      keptReachBox(reach, reachError);
+      line.textContent = reach.getAttribute("data-odds-gist");
+      line.classList.toggle("odds-error", reachError);
+      return;
+    }
     const note = odds.querySelector(".odds-chart .muted, .odds-error");
     const isError = !!odds.querySelector(".odds-error");
     const rows = Array.prototype.map.call(odds.querySelectorAll(".odds-chart tr"), function (row) {

@@ -267,12 +267,53 @@ def test_every_page_has_a_csp_without_eval_or_inline_code_and_htmx_has_eval_off(
     assert seen >= 10
 
 
+def test_htmx_settles_no_style_attribute_on_any_page(world):
+    # Settling copies an old element's attributes onto its new twin with setAttribute: a style
+    # a script (or a browser extension) set through CSSOM would be refused by style-src 'self'.
+    seen = 0
+    for url, _user, response in pages(world):
+        page = PageParser()
+        page.feed(response.content.decode())
+        if page.htmx_config is not None:
+            settled = page.htmx_config.get("attributesToSettle", ["style"])
+            assert "style" not in settled and "class" in settled, url
+            assert page.htmx_config["includeIndicatorStyles"] is False, url
+            seen += 1
+    assert seen >= 10
+
+
 def test_templates_use_no_inline_style_or_script_that_the_csp_would_block():
     # style-src 'self' and script-src 'self' silently drop these in the browser.
     inline = re.compile(r"\sstyle=|<style\b|\son[a-z]+=|hx-on|javascript:", re.IGNORECASE)
     for template in sorted((ROOT / "templates").rglob("*.html")):
         found = inline.findall(template.read_text())
         assert not found, f"{template.relative_to(ROOT)}: {found}"
+
+
+def test_no_template_comment_of_one_brace_spans_lines():
+    # Django's {# ... #} is one line only: over two it is printed on the page as text.
+    for template in sorted((ROOT / "templates").rglob("*.html")):
+        found = re.findall(r"\{#[^}]*\n", template.read_text())
+        assert not found, f"{template.relative_to(ROOT)}: {found}"
+
+
+#: The one template that runs its own script inline: the session ledger's self-verifying HTML
+#: file, a download opened from disk, never served as a page under the site's CSP.
+OFFLINE_FILES = {"scenes/ledger/ledger.html"}
+
+
+def test_templates_load_every_script_from_a_file():
+    # script-src 'self': a <script> without src (other than a JSON data block) would not run.
+    script = re.compile(r"<script\b([^>]*)>", re.IGNORECASE)
+    checked = 0
+    for template in sorted((ROOT / "templates").rglob("*.html")):
+        name = template.relative_to(ROOT / "templates").as_posix()
+        for attrs in script.findall(template.read_text()):
+            checked += 1
+            if name in OFFLINE_FILES:
+                continue
+            assert "src=" in attrs or 'type="application/json"' in attrs, f"{name}: {attrs}"
+    assert checked >= 5
 
 
 # --- production responses --------------------------------------------------------------------
