@@ -16,33 +16,20 @@ from rules.core import RulesError
 
 __all__ = ["DEFAULT_RULESET", "NAME_MAX", "currency_words", "validate_ruleset"]
 
-#: The longest currency name: it heads a column of the Party tool and the GM's table.
-NAME_MAX = 30
+#: The longest currency name (both words, "Hero point / Hero points"): it heads a column of the
+#: Party tool and the GM's table.
+NAME_MAX = 40
 
 DEFAULT_RULESET: dict[str, Any] = {
-    # As a table heads it, and as a card counts several: "Inspiration", "Hero points".
+    # One word for one and many ("Inspiration", "Luck"), or both: "Hero point / Hero points".
     "currency": "Inspiration",
-    # As a card counts one ("1 hero point"); blank: the name itself, in small letters.
-    "currency_one": "",
 }
 
 
-def _name(value: Any, what: str, *, blank: bool) -> str:
-    if not isinstance(value, str):
-        raise RulesError(f"{what} must be text.")
-    name = " ".join(value.split())
-    if not name and not blank:
-        raise RulesError(f"{what} can't be blank: name it (inspiration, hero points, luck...).")
-    if len(name) > NAME_MAX:
-        raise RulesError(f"{what} can be at most {NAME_MAX} characters (it has {len(name)}).")
-    if any(unicodedata.category(c).startswith("C") for c in name):
-        raise RulesError(f"{what} can only hold letters, numbers, spaces and punctuation.")
-    return name
-
-
 def validate_ruleset(data: Any) -> dict[str, Any]:
-    """The campaign's overrides over the defaults, checked: the currency's name (1 to
-    ``NAME_MAX`` characters, no control characters; runs of spaces become one)."""
+    """The campaign's overrides over the defaults, checked: the currency's name (at most
+    ``NAME_MAX`` characters, no control characters, runs of spaces made one; one "/" at most,
+    with a word on each side)."""
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
@@ -50,17 +37,33 @@ def validate_ruleset(data: Any) -> dict[str, Any]:
     unknown = sorted(set(data) - set(DEFAULT_RULESET))
     if unknown:
         raise RulesError(f"Any game has no setting {unknown[0]!r}.")
-    merged = {**DEFAULT_RULESET, **data}
-    return {
-        "currency": _name(merged["currency"], "The currency's name", blank=False),
-        "currency_one": _name(merged["currency_one"], "The name of one", blank=True),
-    }
+    raw = {**DEFAULT_RULESET, **data}["currency"]
+    what = "The currency's name"
+    if not isinstance(raw, str):
+        raise RulesError(f"{what} must be text.")
+    name = " ".join(raw.split())
+    if not name:
+        raise RulesError(f"{what} can't be blank: name it (Inspiration, Hero points, Luck...).")
+    if len(name) > NAME_MAX:
+        raise RulesError(f"{what} can be at most {NAME_MAX} characters (it has {len(name)}).")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise RulesError(f"{what} can only hold letters, numbers, spaces and punctuation.")
+    words = [w.strip() for w in name.split("/")]
+    if len(words) > 2 or not all(words):
+        raise RulesError(
+            f"{what}: one word, or one and many with a / between (Hero point / Hero points)."
+        )
+    return {"currency": " / ".join(words)}
+
+
+def _small(word: str) -> str:
+    """As a card says it mid-sentence: "hero points", but "GM tokens" kept."""
+    return word if word[:2].isupper() else word[:1].lower() + word[1:]
 
 
 def currency_words(ruleset: Mapping[str, Any]) -> tuple[str, str, str]:
-    """(label, one, many) of the table's currency under a validated ruleset: ("Hero points",
-    "hero point", "hero points")."""
-    label = ruleset["currency"]
-    many = label if label[:2].isupper() else label[:1].lower() + label[1:]  # keep "GM tokens"
-    one = ruleset["currency_one"] or many
-    return label, one, many
+    """(label, one, many) of the table's currency under a validated ruleset: "Hero point / Hero
+    points" gives ("Hero points", "hero point", "hero points"), "Luck" ("Luck", "luck", "luck")."""
+    words = ruleset["currency"].split(" / ")
+    one, many = (words[0], words[-1])
+    return many, _small(one), _small(many)

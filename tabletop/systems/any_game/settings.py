@@ -10,13 +10,8 @@ class AnyGameSettingsForm(RulesetForm):
     hints = {
         "currency": Hint(
             label="The table's currency",
-            help="What your game calls it, as the Party tool heads its column: Inspiration, "
-            f"Hero points, Luck... (at most {any_game.NAME_MAX} characters).",
-            required=True,
-        ),
-        "currency_one": Hint(
-            label="One of it",
-            help="How a card counts one (hero point); leave blank when it's the same word.",
-            blank="the currency's name",
+            help="What your game calls it: Inspiration, Luck... or, for a word with a plural, "
+            f"one and many with a / between: Hero point / Hero points (at most "
+            f"{any_game.NAME_MAX} characters).",
         ),
     }
