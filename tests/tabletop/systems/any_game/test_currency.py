@@ -152,3 +152,21 @@ def test_the_column_never_goes_below_zero():
     _, cast = any_game_table()
     with pytest.raises(IntegrityError), transaction.atomic():
         AnyGameSheet.objects.filter(pk=cast["mira"].pk).update(table_currency=-1)
+
+
+@pytest.mark.django_db
+def test_a_character_is_its_notes_its_currency_and_its_saved_rolls(client):
+    table, cast = any_game_table(held=2)
+    ruleset_update(
+        campaign=table.campaign, actor=table.gm, overrides={"currency": "Hero point / Hero points"}
+    )
+    client.force_login(table.alice)
+    response = client.post(
+        reverse("characters:create", args=[table.campaign.pk]),
+        {"name": "Pip", "notes": "Gnome wizard. Int +4."},
+    )
+    assert response.status_code == 302
+    pip = AnyGameSheet.objects.get(name="Pip")
+    assert (pip.owner, pip.notes, pip.table_currency) == (table.alice, "Gnome wizard. Int +4.", 0)
+    page = client.get(reverse("characters:detail", args=[cast["mira"].pk])).content.decode()
+    assert "Hero points" in page and "Saved rolls" in page
