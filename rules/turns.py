@@ -18,9 +18,16 @@ dice: nothing here imports a system module.
 - "you may move as a free action": movement on one's own turn is never counted
   (``can_move``); moving at another time is a reaction ("Movement as a reaction works normally").
 
+An **initiative order** (``by_initiative``, the way most d20 games take turns) is the same
+tracker with every entry a team of one: each has an ``initiative`` (rolled or typed), the order
+is always ``initiative_order`` of the entries (highest first; a tie goes to the entry added
+first; entries with none yet last, in the order added), and the turn moves down it
+(``end_turn``) and back up it (``previous_turn``), a new round after the last entry.
+
 Public: ``Participant``, ``TurnEvent``, ``TurnTracker`` (immutable; every move returns
 ``(new_tracker, TurnEvent)``): ``add_participant``, ``remove_participant``, ``set_order``,
-``start``, ``take_action``, ``use_reaction``, ``end_turn``; queries ``current_team``,
+``start``, ``take_action``, ``use_reaction``, ``end_turn``, ``previous_turn``; an initiative
+order's ``add_entry`` and ``set_initiative`` (``initiative_order`` sorts); queries ``current_team``,
 ``members``, ``waiting``, ``can_act``, ``can_react``, ``can_move``; ``to_dict`` / ``from_dict``.
 Moves the rules forbid raise ``IllegalMoveError``; unknown characters ``UnknownNameError``.
 """
@@ -33,7 +40,10 @@ from typing import Any
 
 from rules.core import IllegalMoveError, Result, RulesError, UnknownNameError, check_int, lookup
 
-__all__ = ["Participant", "TurnEvent", "TurnTracker"]
+__all__ = ["INITIATIVE_RANGE", "Participant", "TurnEvent", "TurnTracker", "initiative_order"]
+
+#: An initiative as typed or rolled (a typo of a million is a mistake, not a fast goblin).
+INITIATIVE_RANGE = (-999, 9999)
 
 
 def _name(value: Any, what: str) -> str:
@@ -55,10 +65,34 @@ class Participant(Result):
     id: str
     name: str
     team: str
+    #: Its place in an initiative order (rolled or typed); None until it has one.
+    initiative: int | None = None
 
     def __post_init__(self) -> None:
         for field in ("id", "name", "team"):
             _name(getattr(self, field), f"A participant's {field}")
+        if self.initiative is not None:
+            _initiative(self.initiative)
+
+
+def _initiative(value: Any) -> int:
+    low, high = INITIATIVE_RANGE
+    return check_int(value, "An initiative", low=low, high=high)
+
+
+def initiative_order(participants: Iterable[Participant]) -> tuple[str, ...]:
+    """The ids of an initiative order: highest initiative first; a tie goes to the entry added
+    first (``participants`` is in the order they were added), so the order never depends on
+    anything but what the table saw; entries with no initiative yet go last, as added."""
+    ranked = list(enumerate(participants))
+    ranked.sort(
+        key=lambda item: (
+            item[1].initiative is None,
+            -(item[1].initiative or 0),
+            item[0],
+        )
+    )
+    return tuple(p.id for _, p in ranked)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,12 +127,16 @@ class TurnTracker(Result):
     turn: int = 0
     acted: tuple[str, ...] = ()
     reacted: tuple[str, ...] = ()
+    #: An initiative order: every participant a team of one (its id), in ``initiative_order``.
+    by_initiative: bool = False
 
     def __post_init__(self) -> None:
         # Every tracker, built by a move or from stored data, is checked whole.
         ids = [p.id for p in self.participants]
         if len(set(ids)) != len(ids):
             raise RulesError("A participant appears twice in the turn tracker.")
+        if self.by_initiative and any(p.team != p.id for p in self.participants):
+            raise RulesError("In an initiative order every entry takes its own turn.")
         teams = {p.team for p in self.participants}
         if len(self.order) != len(set(self.order)) or set(self.order) != teams:
             raise RulesError(
@@ -178,6 +216,62 @@ class TurnTracker(Result):
         order = self.order if known else self.order + (team,)
         tracker = dataclasses.replace(self, participants=self.participants + (joined,), order=order)
         return tracker, self._event("joined", tracker, character, f"{joined.name} joins {team}.")
+
+    def add_entry(
+        self, entry: str, *, name: str, initiative: int | None = None
+    ) -> tuple[TurnTracker, TurnEvent]:
+        """Add an entry to an initiative order (a character, or a free name such as "Goblin 2"),
+        with its initiative if it has one; the order sorts. Names are unique, any case."""
+        name = _name(name, "An entry's name")
+        if any(p.name.casefold() == name.casefold() for p in self.participants):
+            raise IllegalMoveError(
+                f"{name} is already in the order: give the new one its own name."
+            )
+        base = self if self.participants else dataclasses.replace(self, by_initiative=True)
+        base._require_initiative()
+        tracker, _ = base.add_participant(entry, name=name)
+        if initiative is not None:
+            joined = dataclasses.replace(
+                tracker.participants[-1], initiative=_initiative(initiative)
+            )
+            tracker = dataclasses.replace(
+                tracker, participants=tracker.participants[:-1] + (joined,)
+            )
+        tracker = tracker._sorted()
+        told = f" (initiative {initiative})" if initiative is not None else ""
+        return tracker, self._event("joined", tracker, entry, f"{name} joins the order{told}.")
+
+    def set_initiative(self, entry: str, initiative: int) -> tuple[TurnTracker, TurnEvent]:
+        """Give an entry its initiative (rolled or typed); the order sorts. Mid-round the entry
+        whose turn it is keeps the turn."""
+        self._require_initiative()
+        p = self.participant(entry)
+        changed = dataclasses.replace(p, initiative=_initiative(initiative))
+        participants = tuple(changed if q.id == p.id else q for q in self.participants)
+        tracker = dataclasses.replace(self, participants=participants)._sorted()
+        message = f"{p.name}: initiative {changed.initiative}."
+        return tracker, self._event("initiative", tracker, p.id, message)
+
+    def previous_turn(self) -> tuple[TurnTracker, TurnEvent]:
+        """Back to the turn before (the last of the round before, from the first): a turn
+        passed on too soon. Nothing before round 1's first turn."""
+        self._require_started()
+        if self.turn == 0 and self.round == 1:
+            raise IllegalMoveError("This is the first turn of round 1: there is none before it.")
+        back_a_round = self.turn == 0
+        turn = len(self.order) - 1 if back_a_round else self.turn - 1
+        tracker = dataclasses.replace(
+            self, round=self.round - (1 if back_a_round else 0), turn=turn, acted=()
+        )
+        team = tracker.order[turn]
+        message = f"Back to round {tracker.round}. Turn: " if back_a_round else "Back to: "
+        return tracker, TurnEvent(
+            kind="turn_back",
+            round=tracker.round,
+            team=team,
+            new_round=back_a_round,
+            message=f"{message}{self._name_of(team)}.",
+        )
 
     def remove_participant(self, character: str) -> tuple[TurnTracker, TurnEvent]:
         """Remove a character. If that empties the team whose turn it is, the turn passes on."""
@@ -282,6 +376,22 @@ class TurnTracker(Result):
 
     # -- helpers
 
+    def _require_initiative(self) -> None:
+        if not self.by_initiative:
+            raise IllegalMoveError("The turns go by teams here: end them to use initiative.")
+
+    def _sorted(self) -> TurnTracker:
+        """The initiative order re-sorted; mid-round the current entry keeps the turn."""
+        order = initiative_order(self.participants)
+        turn = order.index(self.current_team) if self.started else 0
+        return dataclasses.replace(self, order=order, turn=turn)
+
+    def _name_of(self, team: str) -> str:
+        """A team's name as the log says it: in an initiative order, its entry's name."""
+        if self.by_initiative:
+            return next((p.name for p in self.participants if p.id == team), team)
+        return team
+
     def _require_started(self) -> None:
         if not self.started:
             raise IllegalMoveError("The turns have not started yet.")
@@ -297,7 +407,7 @@ class TurnTracker(Result):
             acted=(),
             reacted=tuple(c for c in self.reacted if c not in members),
         )
-        message = f"Turn: {team}."
+        message = f"Turn: {self._name_of(team)}."
         if new_round:
             message = f"Round {tracker.round}. {message}"
         event = TurnEvent(
@@ -332,7 +442,13 @@ class TurnTracker(Result):
             raise RulesError("A stored turn tracker's participants must be a list of mappings.")
         try:
             participants = tuple(
-                Participant(id=p["id"], name=p.get("name", p["id"]), team=p["team"]) for p in raw
+                Participant(
+                    id=p["id"],
+                    name=p.get("name", p["id"]),
+                    team=p["team"],
+                    initiative=p.get("initiative"),
+                )
+                for p in raw
             )
         except KeyError as missing:
             raise RulesError(f"A stored participant is missing its {missing}.") from None
@@ -343,4 +459,5 @@ class TurnTracker(Result):
             turn=check_int(data.get("turn", 0), "The turn", low=0),
             acted=_names(data.get("acted", []), "Characters who acted"),
             reacted=_names(data.get("reacted", []), "Characters who reacted"),
+            by_initiative=data.get("by_initiative", False) is True,
         )

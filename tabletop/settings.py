@@ -118,6 +118,7 @@ INSTALLED_APPS = [
 #: The game systems this site offers: each a Django app (tabletop/systems/<slug>/, its
 #: ``apps.py``) that registers its ``System`` once the apps are ready (tabletop.systems).
 TABLETOP_SYSTEMS = [
+    "tabletop.systems.any_game",
     "tabletop.systems.annulus",
     "tabletop.systems.roll_and_keep",
     "tabletop.systems.conductor",

@@ -33,6 +33,9 @@ class SheetSpec:
     currencies: tuple[str, ...] = ()
     #: the form's lists of rows in this order of titles, when it differs from reading order
     form_order: tuple[str, ...] = ()
+    #: the system's ``Currency``s in this campaign's words (``spec_for_ruleset`` fills it: a
+    #: currency the GM names is called what the campaign calls it)
+    named: tuple[systems.Currency, ...] = ()
 
     @property
     def used(self) -> tuple[Part, ...]:
@@ -103,7 +106,7 @@ def spec_for_ruleset(system: str, ruleset: Mapping[str, Any]) -> SheetSpec:
     found = systems.find(system)
     if found is None or found.sheet is None:
         raise ValueError(f"No sheet for system {system!r}.")
-    return found.sheet(ruleset)
+    return dataclasses.replace(found.sheet(ruleset), named=found.currencies_in(ruleset))
 
 
 def spec_for(campaign: Campaign) -> SheetSpec:
@@ -175,14 +178,16 @@ def sheet_sections(spec: SheetSpec, character: Any) -> list[Section]:
 
 
 def currencies(spec: SheetSpec) -> tuple[systems.Currency, ...]:
-    """The currencies and harm the sheet's system declares (``System.currencies``)."""
+    """The currencies and harm the sheet's system declares (``System.currencies``), in the
+    campaign's words."""
+    if spec.named:
+        return spec.named
     found = systems.find(spec.system)
     return found.currencies if found else ()
 
 
 def currency(spec: SheetSpec, field: str) -> systems.Currency | None:
-    found = systems.find(spec.system)
-    return found.currency(field) if found else None
+    return next((c for c in currencies(spec) if c.field == field), None)
 
 
 def currency_label(spec: SheetSpec, field: str) -> str:

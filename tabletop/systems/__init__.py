@@ -14,7 +14,7 @@ a system of its own. This module imports nothing of the project, so anything may
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
@@ -46,6 +46,17 @@ class Currency:
     total_of: str | None = None
     #: A typo of a million bennies is a mistake, not a reward.
     maximum: int = 999
+    #: A currency the GM names per campaign (any game's inspiration, hero points, luck...):
+    #: ``words(ruleset) -> (label, one, many)`` under the campaign's validated ruleset, which
+    #: replace ``label``, ``one`` and ``many`` (those stay as the words no campaign chose).
+    words: Callable[[Mapping[str, Any]], tuple[str, str, str]] | None = None
+
+    def named(self, ruleset: Mapping[str, Any] | None) -> Currency:
+        """This currency in the words of the campaign whose ruleset this is."""
+        if self.words is None or ruleset is None:
+            return self
+        label, one, many = self.words(ruleset)
+        return replace(self, label=label, one=one, many=many)
 
 
 @dataclass(frozen=True)
@@ -126,6 +137,8 @@ class System:
     scene's dashboard (approvals, foes waiting to strike back), if anything.
     ``turns``: the turn tracker's part that is this system's (a ``TurnExtras``,
     tabletop.scenes.procedures.turns: the pending action's template and context), if it has one.
+    ``initiative``: its turns are an initiative order (rules.turns: every entry, a character
+    or a free name, its own turn, sorted by initiative rolled or typed) rather than teams.
     ``read_die``: ``read_die(d) -> DieReading`` how its stored dice read on its cards, which
     draw them with ``{% die d reading="<slug>" %}``, if they carry more than every die does (a
     d100's face and sign, a benny's raise).
@@ -152,6 +165,7 @@ class System:
     pools: Callable[[Any, Any], list[dict[str, Any]]] | None = None
     dashboard: Callable[[Any], tuple[str, dict[str, Any]]] | None = None
     turns: Any = None
+    initiative: bool = False
     read_die: Callable[[Mapping[str, Any]], DieReading] | None = None
     stylesheets: tuple[str, ...] = ()
     scripts: tuple[str, ...] = ()
@@ -160,9 +174,15 @@ class System:
         """The campaign's overrides merged over the defaults and checked (``rules/``)."""
         return self.rules.validate_ruleset(overrides)
 
-    def currency(self, field: str) -> Currency | None:
-        """The currency kept in column ``field``, if this system has it."""
-        return next((c for c in self.currencies if c.field == field), None)
+    def currency(self, field: str, ruleset: Mapping[str, Any] | None = None) -> Currency | None:
+        """The currency kept in column ``field``, if this system has it (in the words of the
+        campaign whose effective ruleset is ``ruleset``, when given)."""
+        found = next((c for c in self.currencies if c.field == field), None)
+        return found.named(ruleset) if found is not None else None
+
+    def currencies_in(self, ruleset: Mapping[str, Any] | None) -> tuple[Currency, ...]:
+        """Its currencies in the words of the campaign whose effective ruleset is ``ruleset``."""
+        return tuple(c.named(ruleset) for c in self.currencies)
 
     def total_for(self, field: str) -> Currency | None:
         """The column that counts every one of currency ``field`` ever gained, if any."""

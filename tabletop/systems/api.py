@@ -6,7 +6,8 @@ to that (tests/tabletop/test_layout.py). What a system PROVIDES is the ``System`
 
 The names, by what a system does with them:
 
-- **Register**: ``System``, ``register``, ``Currency`` (its currencies and harm), ``Rollable``
+- **Register**: ``System`` (``initiative=True``: its turns are an initiative order), ``register``,
+  ``Currency`` (its currencies and harm; ``words``: one the GM names per campaign), ``Rollable``
   (its Sheet tool's buttons), ``DieReading`` (what its dice say on a card). Its app's
   ``apps.py`` subclasses ``tabletop.systems.apps.SystemConfig`` instead: it is imported before
   any model is loaded, so it cannot import this module.

@@ -40,7 +40,14 @@ def _system_package(module: str) -> str | None:
 
 
 def test_the_system_packages_are_found():
-    assert SYSTEM_SLUGS == ["annulus", "conductor", "percentile", "roll_and_keep", "two_dice"]
+    assert SYSTEM_SLUGS == [
+        "annulus",
+        "any_game",
+        "conductor",
+        "percentile",
+        "roll_and_keep",
+        "two_dice",
+    ]
 
 
 def test_no_module_outside_the_systems_imports_a_system_package():

@@ -34,6 +34,11 @@ from tabletop.scenes.actions.scenes import (
 )
 from tabletop.scenes.actions.talk import chat
 from tabletop.scenes.actions.turns import (
+    initiative_add,
+    initiative_remove,
+    initiative_set,
+    initiative_start,
+    initiative_turn,
     turns_act,
     turns_end,
     turns_join,
@@ -151,6 +156,11 @@ __all__ = [
     "scene_create",
     "scene_open",
     "settle_due",
+    "initiative_add",
+    "initiative_remove",
+    "initiative_set",
+    "initiative_start",
+    "initiative_turn",
     "turns_act",
     "turns_end",
     "turns_join",

@@ -29,7 +29,8 @@ def award(*, scene: Scene, actor: Any, character: Character, field: str, amount:
     points: spending "reduces the number available but not the total"; an award is new points).
     """
     system = scene.campaign.game
-    declared = system.currency(field) if isinstance(field, str) else None
+    ruleset = scene.campaign.effective_ruleset()
+    declared = system.currency(field, ruleset) if isinstance(field, str) else None
     if declared is None and any(s.currency(field) for s in systems.all_systems()):
         raise ValidationError(f"This system's characters have no {field.replace('_', ' ')}.")
     if declared is None or not declared.gm_steps:

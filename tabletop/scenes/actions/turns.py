@@ -1,18 +1,24 @@
 """The turn tracker, in every system (seed 003's action economy; offered everywhere):
-teams, turns and rounds, one action per turn and one reaction per round. State: the
+teams, turns and rounds, one action per turn and one reaction per round; or, in a system whose
+turns are an initiative order (``System.initiative``), entries (a character or a free name)
+sorted by the initiative the GM rolls or types, the turn moving down it. State: the
 ``turns`` view's ``Scene.state`` entry, changed only by these actions (and a system's, as
 two_dice's checks) through ``procedures.state``, under the scene row's lock."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from rules.core import lookup
+from rules import expression
+from rules.core import Rng, lookup
 from rules.turns import TurnTracker
 from tabletop.characters.models import Character
+from tabletop.scenes import dice
 from tabletop.scenes.access import require_player
 from tabletop.scenes.commands import Blank, Choice, Command, Member, Parsed, Rolling, Text, Whole
 from tabletop.scenes.kit import rules_say_no, scene_action
@@ -71,7 +77,7 @@ def turns_start(*, scene: Scene, actor: Any, lineup: Iterable[tuple[Character, s
     if not lineup:
         raise ValidationError("Pick at least one character to take turns.")
     state, tracker = turns_state(scene)
-    if tracker.started:
+    if tracker.participants:
         raise ValidationError("The turns are already running: end them first.")
     tracker = TurnTracker()
     with rules_say_no():
@@ -194,6 +200,8 @@ def turns_move(*, scene: Scene, actor: Any, team: str, step: int) -> SceneEvent:
     if step not in (-1, 1):
         raise ValidationError("Move a team one place up or down.")
     state, tracker = turns_state(scene)
+    if tracker.by_initiative:
+        raise ValidationError("An initiative order sorts itself: set an initiative instead.")
     with rules_say_no():
         name = lookup(team, tracker.order, "team")
     order = list(tracker.order)
@@ -222,6 +230,146 @@ def turns_stop(*, scene: Scene, actor: Any) -> SceneEvent:
         message += " The waiting check is dropped."
     store_state(scene, turns_view.NAME, None)
     return _turn_event(scene, actor, message, refresh=refresh)
+
+
+# --- an initiative order (a system whose turns go by initiative) ----------------------------
+
+#: An entry's name, as the order shows it ("Goblin 2").
+ENTRY_NAME_MAX = 40
+#: An initiative as the GM writes it: a number, or a roll in the dice language.
+INITIATIVE_TEXT_MAX = 100
+_WHOLE = re.compile(r"[+-]?\d{1,6}")
+
+
+def _initiative_order(scene: Scene) -> tuple[dict[str, Any], TurnTracker]:
+    if not scene.campaign.game.initiative:
+        raise ValidationError("This game's turns go by teams, not by initiative.")
+    state, tracker = turns_state(scene)
+    if tracker.participants and not tracker.by_initiative:
+        raise ValidationError("The turns are running by teams: end them first.")
+    return state, tracker
+
+
+def _entry_name(raw: Any) -> str:
+    name = " ".join(str(raw or "").split())
+    if not name:
+        raise ValidationError("Pick a character or type a name (Goblin 2).")
+    if len(name) > ENTRY_NAME_MAX:
+        raise ValidationError(
+            f"Keep a name to {ENTRY_NAME_MAX} characters (this one has {len(name)})."
+        )
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise ValidationError("A name can only hold letters, numbers, spaces and punctuation.")
+    return name
+
+
+def _initiative(raw: Any, who: str, rng: Rng | None) -> tuple[int | None, str]:
+    """An initiative typed (15) or rolled in the dice language (1d20+2), and how the log says
+    it; (None, "") for a blank."""
+    text = " ".join(str(raw or "").split())
+    if not text:
+        return None, ""
+    if len(text) > INITIATIVE_TEXT_MAX:
+        raise ValidationError(
+            f"Keep an initiative to {INITIATIVE_TEXT_MAX} characters (this one has {len(text)})."
+        )
+    if _WHOLE.fullmatch(text):
+        return int(text), f"{who}: initiative {int(text)}"
+    with rules_say_no():
+        rolled = expression.roll(text, rng=dice.game_dice(rng))
+    return rolled.total, f"{who} rolls initiative: {rolled.breakdown}"
+
+
+def _free_entry_id(tracker: TurnTracker) -> str:
+    """A free name's id ("n3"): never a character's (those are its row's number)."""
+    taken = [int(p.id[1:]) for p in tracker.participants if re.fullmatch(r"n\d+", p.id)]
+    return f"n{max(taken, default=0) + 1}"
+
+
+def _store_order(scene: Scene, state: dict[str, Any], tracker: TurnTracker) -> None:
+    store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict(), "pending": None})
+
+
+@scene_action(gm=True)
+def initiative_add(
+    *,
+    scene: Scene,
+    actor: Any,
+    character: Character | None = None,
+    name: str = "",
+    initiative: str = "",
+    rng: Rng | None = None,
+) -> SceneEvent:
+    """The GM adds an entry to the initiative order: a character of the campaign, or a free
+    name ("Goblin 2"), with its initiative typed or rolled, or none yet. The order sorts."""
+    state, tracker = _initiative_order(scene)
+    if character is not None:
+        if character.campaign_id != scene.campaign_id:
+            raise ValidationError("That character is not in this campaign.")
+        name, entry = character.name, turns_view.participant_id(character)
+    else:
+        name, entry = _entry_name(name), _free_entry_id(tracker)
+    value, told = _initiative(initiative, name, rng)
+    with rules_say_no():
+        tracker, event = tracker.add_entry(entry, name=name, initiative=value)
+    _store_order(scene, state, tracker)
+    message = f"{told}. {name} joins the order." if told else event.message
+    return _turn_event(scene, actor, message, round=tracker.round)
+
+
+@scene_action(gm=True)
+def initiative_set(
+    *, scene: Scene, actor: Any, entry: str, initiative: str, rng: Rng | None = None
+) -> SceneEvent:
+    """The GM rolls (1d20+2) or types (15) an entry's initiative; the order sorts, and the
+    entry whose turn it is keeps it."""
+    state, tracker = _initiative_order(scene)
+    with rules_say_no():
+        who = tracker.participant(str(entry)[:20])
+    value, told = _initiative(initiative, who.name, rng)
+    if value is None:
+        raise ValidationError(f"Type {who.name}'s initiative (15) or a roll (1d20+2).")
+    with rules_say_no():
+        tracker, _ = tracker.set_initiative(who.id, value)
+    _store_order(scene, state, tracker)
+    return _turn_event(scene, actor, f"{told}.", round=tracker.round)
+
+
+@scene_action(gm=True)
+def initiative_remove(*, scene: Scene, actor: Any, entry: str) -> SceneEvent:
+    """The GM takes an entry out of the order (the turn passes on if it was theirs)."""
+    state, tracker = _initiative_order(scene)
+    with rules_say_no():
+        tracker, event = tracker.remove_participant(str(entry)[:20])
+    if not tracker.participants:
+        store_state(scene, turns_view.NAME, None)
+        return _turn_event(scene, actor, f"{event.message} The order is empty.")
+    _store_order(scene, state, tracker)
+    return _turn_event(scene, actor, event.message, round=tracker.round)
+
+
+@scene_action(gm=True)
+def initiative_start(*, scene: Scene, actor: Any) -> SceneEvent:
+    """Round 1 begins at the top of the order."""
+    state, tracker = _initiative_order(scene)
+    with rules_say_no():
+        tracker, event = tracker.start()
+    _store_order(scene, state, tracker)
+    order = ", ".join(f"{tracker.participant(p).name}" for p in tracker.order)
+    return _turn_event(scene, actor, f"Initiative: {order}. {event.message}", round=tracker.round)
+
+
+@scene_action(gm=True)
+def initiative_turn(*, scene: Scene, actor: Any, step: int) -> SceneEvent:
+    """The GM moves the turn to the next entry (a new round after the last) or back one."""
+    if step not in (-1, 1):
+        raise ValidationError("Move the turn to the next or the previous entry.")
+    state, tracker = _initiative_order(scene)
+    require_started(tracker)
+    with rules_say_no():
+        tracker, event = tracker.end_turn() if step == 1 else tracker.previous_turn()
+    _store_order(scene, state, tracker)
+    return _turn_event(scene, actor, event.message, round=event.round)
 
 
 # --- commands ---
@@ -257,4 +405,27 @@ COMMANDS = (
         step=Choice("direction", {"up": -1, "down": 1}, "Move the team up or down."),
     ),
     Command("turns_stop", turns_stop),
+    Command(
+        "initiative_add",
+        initiative_add,
+        gm=True,
+        character=Member("character", optional=True),
+        name=Text("name"),
+        initiative=Text("initiative"),
+    ),
+    Command(
+        "initiative_set",
+        initiative_set,
+        gm=True,
+        entry=Text("entry"),
+        initiative=Text("initiative"),
+    ),
+    Command("initiative_remove", initiative_remove, gm=True, entry=Text("entry")),
+    Command("initiative_start", initiative_start, gm=True),
+    Command(
+        "initiative_turn",
+        initiative_turn,
+        gm=True,
+        step=Choice("direction", {"next": 1, "previous": -1}, "Move the turn on or back."),
+    ),
 )

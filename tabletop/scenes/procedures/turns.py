@@ -10,6 +10,9 @@ State: ``{"tracker": TurnTracker.to_dict(), "pending": {"seq", "closes_at", "inv
 ...the system's own keys} | None, "last": {"seq", "summary"} | None}``. Only the turn actions
 (tabletop/scenes/actions/turns.py) and the system's change it, under the scene row's lock.
 Nothing here is secret: the whole table sees the turn order and every reaction.
+
+A system whose turns are an initiative order (``System.initiative``) shows the tracker as its
+entries, sorted by initiative (``scenes/procedures/initiative.html``), and the GM builds it.
 """
 
 from __future__ import annotations
@@ -60,6 +63,15 @@ class TurnExtras:
 
     template: str
     context: Callable[..., dict[str, Any]]
+
+
+def by_initiative(scene: Any, tracker: TurnTracker) -> bool:
+    """The tracker shows (and the GM builds) an initiative order: one runs, or none does and
+    the system's turns go by initiative."""
+    if tracker.participants:
+        return tracker.by_initiative
+    system = systems.find(scene.campaign.system)
+    return system is not None and system.initiative
 
 
 def extras_for(scene: Any) -> TurnExtras | None:
@@ -126,6 +138,19 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
     current = [members[pid] for pid in tracker.members(tracker.current_team)]
     extras = extras_for(scene)
     added = extras.context(scene, state, tracker, members) if extras is not None else {}
+    entries = (
+        [
+            {
+                "id": pid,
+                "name": tracker.participant(pid).name,
+                "initiative": tracker.participant(pid).initiative,
+                "current": pid == tracker.current_team,
+            }
+            for pid in tracker.order
+        ]
+        if tracker.by_initiative
+        else []
+    )
     return {
         "turns": {
             "exists": bool(tracker.participants),
@@ -140,6 +165,9 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
             "end_turn_confirm": end_turn_confirm(tracker),
             "pending": added.pop("pending", None),
             "last": state.get("last"),
+            "initiative": by_initiative(scene, tracker),
+            "entries": entries,
+            "current_name": next((e["name"] for e in entries if e["current"]), ""),
         },
         "turn_extras": extras.template if extras is not None else "",
         **added,

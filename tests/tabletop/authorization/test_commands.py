@@ -27,6 +27,7 @@ from tabletop.systems.conductor import expedition
 from tabletop.systems.percentile import plot_points
 from tests.support.tables import make_table
 from tests.tabletop.scenes.test_procedures_authorization import PROCEDURE_RULES
+from tests.tabletop.systems.any_game.tables import any_game_table
 from tests.tabletop.systems.percentile.tables import plot_point_table
 
 ROLES = ("gm", "owner", "player")
@@ -223,6 +224,12 @@ def challenge_toolkit() -> Situation:
     return Situation(table, {"ability": "Survey", "character": mira.pk})
 
 
+def currency_spend() -> Situation:
+    """Any game's currency: alice's Mira holds one."""
+    table, cast = any_game_table(held=1)
+    return Situation(table, {"character": cast["mira"].pk, "note": "a reroll"})
+
+
 def challenge_call_off() -> Situation:
     table, _ = _challenge()
     return Situation(table, {})
@@ -238,6 +245,7 @@ RULES: dict[str, tuple[Callable[[], Situation], dict[str, str]]] = {
     "benny": (benny, {"gm": DENIED, "owner": OK, "player": DENIED}),
     "award": (award, {"gm": OK, "owner": DENIED, "player": DENIED}),
     "plot_spend": (plot_spend, {"gm": DENIED, "owner": OK, "player": DENIED}),
+    "currency_spend": (currency_spend, {"gm": DENIED, "owner": OK, "player": DENIED}),
     "plot_decide": (plot_decide, {"gm": OK, "owner": DENIED, "player": DENIED}),
     "plot_cancel": (plot_cancel, {"gm": DENIED, "owner": DENIED, "player": OK}),
     "expedition_start": (expedition_start, {"gm": OK, "owner": DENIED, "player": DENIED}),

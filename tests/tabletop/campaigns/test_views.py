@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -40,6 +42,15 @@ def test_create_page_makes_a_campaign_with_its_gm_membership(client, gm):
     assert response["Location"] == detail_url(campaign)
     assert (campaign.gm, campaign.system) == (gm, "conductor")
     assert Membership.objects.get(campaign=campaign, user=gm).role == Membership.Role.GM
+
+
+def test_create_page_offers_any_game_first(client, gm):
+    """A D&D or Pathfinder group finds its choice at the top, named for what it is."""
+    client.force_login(gm)
+    page = client.get(reverse("campaigns:create")).content.decode()
+    choices = re.findall(r'name="system" value="([a-z_]+)"', page)
+    assert choices[0] == "any_game" and {"annulus", "percentile"} <= set(choices)
+    assert "Any game (D&amp;D, Pathfinder, yours: dice notation, your currency, initiative)" in page
 
 
 def test_create_page_refuses_a_system_not_among_the_five(client, gm):

@@ -22,6 +22,7 @@ from tabletop.systems.percentile import maneuvers
 from tabletop.systems.roll_and_keep import contests
 from tabletop.systems.two_dice import checks
 from tests.support.dice import Faces
+from tests.tabletop.systems.any_game.tables import any_game_table
 from tests.tabletop.systems.percentile.tables import percentile_table
 from tests.tabletop.systems.roll_and_keep.tables import race, rak_table
 from tests.tabletop.systems.two_dice.tables import two_dice_table
@@ -63,6 +64,21 @@ def turns_started(**payload: Any) -> Callable[[], Situation]:
         table, cast = _turns()
         filled = {k: cast[v].pk if v in cast else v for k, v in payload.items()}
         return Situation(table, filled)
+
+    return build
+
+
+def initiative(*, started: bool = True, **payload: Any) -> Callable[[], Situation]:
+    """Any game's initiative order: Mira (alice's) at 12 and a free name, Goblin ("n1"), at 9."""
+
+    def build() -> Situation:
+        table, cast = any_game_table()
+        gm = {"scene": table.scene, "actor": table.gm}
+        actions.initiative_add(**gm, character=cast["mira"], initiative="12")
+        actions.initiative_add(**gm, name="Goblin", initiative="9")
+        if started:
+            actions.initiative_start(**gm)
+        return Situation(table, payload)
 
     return build
 
@@ -186,6 +202,12 @@ PROCEDURE_RULES: dict[str, tuple[Callable[[], Situation], dict[str, str]]] = {
     "turns_leave": (turns_started(character="rhee"), GM_ONLY),
     "turns_move": (turns_started(team="Foes", direction="up"), GM_ONLY),
     "turns_stop": (turns_started(), GM_ONLY),
+    # Only the GM manages an initiative order.
+    "initiative_add": (initiative(name="Ogre", initiative="1d20+2"), GM_ONLY),
+    "initiative_set": (initiative(entry="n1", initiative="15"), GM_ONLY),
+    "initiative_remove": (initiative(entry="n1"), GM_ONLY),
+    "initiative_start": (initiative(started=False), GM_ONLY),
+    "initiative_turn": (initiative(direction="next"), GM_ONLY),
     "check_declare": (check_declare, PLAYS_IT),
     "check_react": (check_react, PLAYS_IT),
     # The acting player waits for the reaction window to close; the GM may roll it at once.

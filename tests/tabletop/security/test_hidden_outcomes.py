@@ -121,6 +121,20 @@ def test_outsiders_see_the_same_whatever_a_hidden_roll_shows(
     kind, mode, django_capture_on_commit_callbacks
 ):
     system, data = ROLL_FORM_INPUTS[kind]
+    _same_whatever_the_roll_shows(system, kind, data, mode, django_capture_on_commit_callbacks)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_any_games_rolls_hide_as_every_roll_does(mode, django_capture_on_commit_callbacks):
+    # Any game rolls in the dice language alone (issue 43): its hidden rolls hide the same.
+    data = {"expression": "1d20+5"}
+    _same_whatever_the_roll_shows(
+        "any_game", "expression", data, mode, django_capture_on_commit_callbacks
+    )
+
+
+def _same_whatever_the_roll_shows(system, kind, data, mode, capture):
     table = make_table(system=system)
     mira, troll = mira_and_troll(table)
     people = {"mira": mira, "troll": troll}
@@ -133,7 +147,7 @@ def test_outsiders_see_the_same_whatever_a_hidden_roll_shows(
             data=data,
             people=people,
             seed=seed,
-            capture=django_capture_on_commit_callbacks,
+            capture=capture,
         )
         by_outcome.setdefault(_outcome_key(secret), seen)
         if len(by_outcome) >= ENOUGH_OUTCOMES:
