@@ -45,6 +45,8 @@ def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
                 {
                     "field": currency.field,
                     "label": currency.label,
+                    # The +/− buttons' names count one: "one more benny", not "bennies".
+                    "one": currency.one,
                     "value": value,
                     # The GM's dashboard steps it (+/−): never a player's currency on an NPC.
                     "steps": currency.gm_steps and (pc or not currency.players_only),

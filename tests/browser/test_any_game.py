@@ -92,7 +92,7 @@ def test_a_game_night_of_any_game(browser: Browser, server, size):
 
     # The GM awards a hero point; alice spends it, in the log on both pages.
     show_tab(gm, "GM")
-    gm.get_by_role("button", name="Give Mira one more hero points").click()
+    gm.get_by_role("button", name="Give Mira one more hero point").click()
     for page in (alice, gm):
         expect(page.locator(".event-award")).to_contain_text("gave 1 hero point to Mira")
     show_tab(alice, "Party")

@@ -157,12 +157,12 @@ def test_an_award_moves_alice_s_sheet_live(browser: Browser, server, scenes):
     bennies = alice.page.locator('#tab-sheet .sheet-card:visible [data-mirrors$="-bennies"]')
     before = int(bennies.inner_text())
     show_tab(gm.page, "GM")
-    gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more bennies")).click()
+    gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more benny")).click()
     expect(bennies).to_have_text(str(before + 1))
     # Hits the GM marks on her too (harm is on the sheet as well).
     hits = alice.page.locator('#tab-sheet .sheet-card:visible [data-mirrors$="-hits"]').first
     marked = int(hits.inner_text()) + 1
-    gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more hits")).click()
+    gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more hit")).click()
     expect(hits).to_have_text(str(marked))
     # The GM's own sheet of her moves too.
     show_tab(gm.page, "Sheet")

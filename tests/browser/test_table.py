@@ -386,7 +386,7 @@ def test_a_tool_that_changes_behind_another_tab_gets_a_dot(browser: Browser, ser
     show_tab(gm.page, "GM")
     kestrel = alice.page.locator('#party tr:has-text("Kestrel") td[data-field="bennies"]')
     before = int(kestrel.inner_text())
-    gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more bennies")).click()
+    gm.page.get_by_role("button", name=re.compile("^Give Kestrel one more benny")).click()
     expect(kestrel).to_have_text(str(before + 1))  # the Party tool changed behind Roll
     expect(party).to_have_class(re.compile("updated"))
     # The GM's own table (the dashboard's, morphed alone) says the same.

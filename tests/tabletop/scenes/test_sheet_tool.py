@@ -152,6 +152,9 @@ def test_the_gm_picks_any_character_and_each_mirrors_a_cell_of_the_gm_s_page():
     assert "Mira <small" in row and "Player character · difficulty" not in row
     for cell in _mirrors(sheet):
         assert f'id="{cell}"' in page, cell
+    # Each +/− names one of what it steps (issue 42: "one more bennies" read wrong).
+    assert 'aria-label="Give Mira one more benny"' in row
+    assert 'aria-label="Take one lasting hit from Cave troll"' in row
 
 
 @pytest.mark.django_db
