@@ -499,24 +499,17 @@ def input_field(column: Column, *, where: str, new: bool, placeholder: str = "")
     attrs: dict[str, Any] = {}
     if placeholder:
         attrs["placeholder"] = placeholder
-    if column.input_type == INT:
-        field: forms.Field = forms.IntegerField(
+    if column.input_type in (INT, FLOAT):
+        whole = column.input_type == INT
+        if not whole:
+            messages["invalid"] = f"{named}: enter a number."
+        field: forms.Field = (forms.IntegerField if whole else forms.FloatField)(
             label=column.label,
             required=False,
             min_value=hint.min,
             max_value=hint.max,
             error_messages=messages,
-            widget=forms.NumberInput(attrs={**attrs, "step": 1}),
-        )
-    elif column.input_type == FLOAT:
-        messages["invalid"] = f"{named}: enter a number."
-        field = forms.FloatField(
-            label=column.label,
-            required=False,
-            min_value=hint.min,
-            max_value=hint.max,
-            error_messages=messages,
-            widget=forms.NumberInput(attrs={**attrs, "step": "any"}),
+            widget=forms.NumberInput(attrs={**attrs, "step": 1 if whole else "any"}),
         )
     elif column.input_type == BOOL:
         field = forms.BooleanField(label=column.label, required=False)

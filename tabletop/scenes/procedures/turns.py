@@ -138,19 +138,7 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
     current = [members[pid] for pid in tracker.members(tracker.current_team)]
     extras = extras_for(scene)
     added = extras.context(scene, state, tracker, members) if extras is not None else {}
-    entries = (
-        [
-            {
-                "id": pid,
-                "name": tracker.participant(pid).name,
-                "initiative": tracker.participant(pid).initiative,
-                "current": pid == tracker.current_team,
-            }
-            for pid in tracker.order
-        ]
-        if tracker.by_initiative
-        else []
-    )
+    entries = _entries(tracker)
     return {
         "turns": {
             "exists": bool(tracker.participants),
@@ -180,6 +168,21 @@ def context(scene: Any, viewer: Any) -> dict[str, Any]:
             for c in everyone
         ],
     }
+
+
+def _entries(tracker: Any) -> list[dict[str, Any]]:
+    """An initiative order's entries, each its own turn, in the order's order."""
+    if not tracker.by_initiative:
+        return []
+    return [
+        {
+            "id": pid,
+            "name": tracker.participant(pid).name,
+            "initiative": tracker.participant(pid).initiative,
+            "current": pid == tracker.current_team,
+        }
+        for pid in tracker.order
+    ]
 
 
 def closes_at(state: dict[str, Any]) -> datetime | None:

@@ -265,6 +265,11 @@ async def test_a_secret_indirect_contest_never_reaches_the_passive_player(monkey
     gm = await connect(table.gm, table.scene)
     alice = await connect(table.alice, table.scene)
     bob = await connect(table.bob, table.scene)  # Orrin's player: the passive character
+    # What each page had on connecting (its own roll forms, with its own character's
+    # specialities: Sable's Stealth on alice's) is not the contest's: only what came after.
+    for socket in (gm, alice, bob):
+        await socket.drain(timeout=0.5)
+        socket.frames.clear()
     await gm.send(
         command="contest_indirect",
         a_character=str(sable.pk),
