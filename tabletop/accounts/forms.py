@@ -22,45 +22,36 @@ class SignupForm(UserCreationForm):
         return email
 
 
-class EmailForm(forms.Form):
-    """The address reset links go to: whoever holds it can take the account, so changing it asks
-    for the password (a session left open is not enough)."""
+class PasswordConfirmedForm(forms.Form):
+    """A change to the account that asks for its password (a session left open is not enough)."""
+
+    password = forms.CharField(
+        label="Your password, to confirm",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password.")
+        return password
+
+
+class EmailForm(PasswordConfirmedForm):
+    """The address reset links go to: whoever holds it can take the account."""
 
     email = forms.EmailField(
         label="Email address",
         required=False,
         help_text="Where a password reset link is sent. Leave it empty to have none.",
     )
-    password = forms.CharField(
-        label="Your password, to confirm",
-        strip=False,
-        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-    )
-
-    def __init__(self, *args, user, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.user = user
-
-    def clean_password(self) -> str:
-        password = self.cleaned_data["password"]
-        if not self.user.check_password(password):
-            raise forms.ValidationError("That is not your password.")
-        return password
+    field_order = ["email", "password"]
 
 
-class DeleteAccountForm(forms.Form):
-    password = forms.CharField(
-        label="Your password, to confirm",
-        strip=False,
-        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-    )
-
-    def __init__(self, *args, user, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.user = user
-
-    def clean_password(self) -> str:
-        password = self.cleaned_data["password"]
-        if not self.user.check_password(password):
-            raise forms.ValidationError("That is not your password.")
-        return password
+class DeleteAccountForm(PasswordConfirmedForm):
+    pass
