@@ -120,7 +120,9 @@ async def test_a_saved_roll_under_a_hidden_mode_is_committed_and_filtered(
     assert event.secret["title"] == "Parley: 2d6 + 1" and event.secret["summary"] == "13"
     for sock in (gm, alice):
         assert "Parley: 2d6 + 1" in sock.everything()
-    assert "Parley" not in bob.everything() and "2d6" not in bob.everything()
+    # Hashes (the commitment, the ledger head) are random hex: "2d6" may stand in one by chance.
+    unhashed = re.sub(r"[0-9a-f]{12,}", "", bob.everything())
+    assert "Parley" not in unhashed and "2d6" not in unhashed
     assert "rolled privately to the GM" in bob.everything()
     for sock in (gm, alice, bob):
         await sock.close()
