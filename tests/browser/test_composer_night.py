@@ -165,6 +165,31 @@ def test_a_signed_out_page_refuses_input_at_once_and_keeps_the_line(
     expect(page.get_by_label("Message")).to_have_value("are you still there?")
 
 
+def test_a_kept_line_goes_back_to_its_writer_alone(browser: Browser, server, paths):
+    """A shared computer: bob's session ends with a line in the box, alice logs in on that
+    tab; the line is bob's, and never lands in alice's box, to be sent under her name."""
+    path = paths["Demo: Annulus"]
+    laptop = Seat(browser, server, "bob", path)
+    other = close_after_test(browser.new_context()).new_page()
+    log_in(other, server, "bob")
+    other.goto(server.url + "/accounts/me/")
+    other.get_by_role("button", name="Sign out everywhere else").click()
+    page = laptop.page
+    expect(page.locator("#connection")).to_contain_text("Session ended")
+    show_log(page)
+    box = page.get_by_label("Message")
+    box.fill("bob's secret plan")
+    box.press("Enter")
+    refused = page.locator("#composer-pending .command-line[data-state='ended']")
+    refused.get_by_role("link", name="log in again").click()
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill("tabletop-demo")
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(server.url + path)
+    expect(page.locator("#connection")).to_have_text("live")
+    expect(page.get_by_label("Message")).to_have_value("")
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_help_leaves_the_log_its_height_and_the_box_empty(
     browser: Browser, server, paths, viewport, tmp_path

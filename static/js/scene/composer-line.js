@@ -6,7 +6,7 @@
 // not send because the session ended stays in the box, and is kept in this tab (a draft) for
 // the page the login brings back.
 
-import { recall, remember, scene, sceneKey } from "./page.js";
+import { me, recall, remember, scene, sceneKey } from "./page.js";
 import { make, retry, stuck, waitingLine } from "./commands.js";
 
 const history = [];  // the lines sent, for ArrowUp
@@ -78,7 +78,8 @@ function clearRefusals() {
   if (errors) { errors.textContent = ""; }
 }
 
-function draftKey() { return sceneKey("composer-draft"); }
+// The member's own: whoever logs in next on this tab gets it back only if it is them.
+function draftKey() { return sceneKey("composer-draft") + ":" + me(); }
 
 // The session ended: the line in the box is kept for the page after the login.
 export function keepDraft() {
