@@ -290,3 +290,24 @@ def test_a_refused_lines_error_goes_once_the_next_line_is_said(browser: Browser,
     page.wait_for_timeout(300)
     expect(page.locator("#composer-status .error")).to_have_count(0)
     expect(page.locator("#scene-errors .error")).to_have_count(0)
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_long_lines_bound_shows_by_the_box_before_it_is_sent(
+    browser: Browser, server, paths, viewport
+):
+    seat = Seat(browser, server, "alice", paths["Demo: Annulus"], viewport=viewport)
+    page = seat.page
+    show_log(page)
+    box = page.get_by_label("Message")
+    count = page.locator("#composer-count")
+    box.fill("a" * 100)
+    expect(count).to_be_hidden()
+    box.fill("a" * 850)
+    expect(count).to_have_text("850 / 1,000 characters")
+    expect(count).to_be_visible()
+    box.fill("a" * 1001)
+    expect(count).to_have_class(re.compile(r"\bover\b"))
+    page.screenshot(path=f"/tmp/composer-count-{viewport['width']}.png")
+    box.fill("")
+    expect(count).to_be_hidden()

@@ -94,3 +94,17 @@ def test_arrow_up_walks_back_through_the_lines_sent(count, presses, recalled):
 def test_a_line_sent_starts_the_recall_again_from_the_newest():
     # Once a line is answered the page sets recalled back to -1: the next ArrowUp is the newest.
     assert run("composer-line.js", "return m.recallAt(-1, c);", [4, 5]) == [3, 4]
+
+
+@pytest.mark.parametrize(
+    ("length", "words"),
+    [
+        (0, ""),
+        (799, ""),  # far from the limit: nothing to say
+        (800, "800 / 1,000 characters"),
+        (1000, "1,000 / 1,000 characters"),
+        (1207, "1,207 / 1,000 characters"),  # over: the count says by how much
+    ],
+)
+def test_a_long_lines_length_shows_against_the_limit_before_it_is_sent(length, words):
+    assert one("composer-line.js", "return m.lengthWords(c, 1000);", length) == words

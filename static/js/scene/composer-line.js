@@ -143,9 +143,24 @@ function lineAnswered(form, text, answer) {
   }
 }
 
+// The line's length against the server's limit, once it is near (from 80%): "912 / 1,000
+// characters", so a long line's bound shows before it is sent; "" below that.
+export function lengthWords(length, limit) {
+  if (!(limit > 0) || length < limit * 0.8) { return ""; }
+  return length.toLocaleString("en") + " / " + limit.toLocaleString("en") + " characters";
+}
+
 function fitComposer(box) {
   box.style.height = "";  // CSSOM, which the CSP allows (no style attribute in the markup)
   if (box.scrollHeight > box.clientHeight) { box.style.height = box.scrollHeight + 2 + "px"; }
+  const count = document.getElementById("composer-count");
+  if (count) {
+    const length = [...box.value].length;  // code points, as the server counts (Python's len)
+    const limit = parseInt(box.getAttribute("data-limit"), 10);
+    count.textContent = lengthWords(length, limit);
+    count.hidden = !count.textContent;
+    count.classList.toggle("over", length > limit);
+  }
 }
 
 export function listen() {
