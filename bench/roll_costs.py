@@ -7,8 +7,8 @@ campaign of that system with the system's demo characters, an open scene) and on
 through the socket's entry point, ``actions.run_command(command="roll", ...)``, with a roll form's
 fields as the browser sends them and alice rolling with her demo character. The database is in
 autocommit, as on daphne's database thread, so the broadcast (``transaction.on_commit``) renders
-its frames inside the measurement; ``command_threads.group_send`` collects the messages instead
-of sending them. Counted per roll:
+its frames inside the measurement; the command's outlet (``command_threads.Held``) collects
+the messages instead of sending them. Counted per roll:
 
 * queries: every query Django ran (``CaptureQueriesContext``), and how many of them the
   broadcast ran (reading the event and the tools back, after commit);
@@ -179,7 +179,7 @@ class Cost:
 
 
 class Counters:
-    """Template renders (top-level and all) and the messages sent, while ``on``."""
+    """Template renders (top-level and all), while ``on``."""
 
     def __init__(self) -> None:
         self.on = False
@@ -187,18 +187,14 @@ class Counters:
         self.top = 0
         self.all = 0
         self.names: list[str] = []
-        self.sent: list[tuple[str, dict[str, Any]]] = []
 
     def reset(self) -> None:
         self.depth = self.top = self.all = 0
         self.names = []
-        self.sent = []
 
     def install(self) -> None:
         from django.template import base as template_base
         from django.test.signals import template_rendered
-
-        from tabletop.scenes import command_threads
 
         render = template_base.Template.render
 
@@ -218,7 +214,6 @@ class Counters:
 
         template_base.Template.render = counted_render
         template_rendered.connect(rendered, weak=False)
-        command_threads.group_send = lambda group, message: self.sent.append((group, message))
 
 
 @contextmanager
@@ -239,7 +234,7 @@ def measure(system: str, kind: str, mode: str, counters: Counters) -> Cost:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from tabletop.scenes import actions, deliver
+    from tabletop.scenes import actions, command_threads, deliver
     from tabletop.scenes.models import SceneEvent
 
     table = make_table(system)
@@ -261,19 +256,20 @@ def measure(system: str, kind: str, mode: str, counters: Counters) -> Cost:
             cost.broadcast_queries += len(connection.queries) - before
 
     last_seq = table.scene.last_seq
+    held = command_threads.Held()
     deliver.broadcast_event = counted_broadcast
     counters.reset()
     counters.on = True
     try:
         with seeded_dice(SEED), CaptureQueriesContext(connection) as queries:
             actions.run_command(
-                command="roll", scene_id=table.scene.pk, user=table.alice, data=frame
+                command="roll", scene_id=table.scene.pk, user=table.alice, data=frame, sends=held
             )
     finally:
         counters.on = False
         deliver.broadcast_event = broadcast
     cost.queries = len(queries)
-    cost.renders, cost.renders_all, cost.messages = counters.top, counters.all, len(counters.sent)
+    cost.renders, cost.renders_all, cost.messages = counters.top, counters.all, len(held.messages)
     cost.templates = counters.names
     recorded = list(SceneEvent.objects.filter(scene=table.scene, seq__gt=last_seq).order_by("seq"))
     cost.events = len(recorded)

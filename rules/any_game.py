@@ -61,9 +61,32 @@ def _small(word: str) -> str:
     return word if word[:2].isupper() else word[:1].lower() + word[1:]
 
 
+# A one-word name read as a count: the plural of a noun counted in most games ("Hero point":
+# "2 hero points"), and back ("Hero points": "1 hero point"). Any other name is said the same
+# for one and many, as a mass noun is ("Luck", "Inspiration": "2 luck").
+_COUNTED = {"point": "points", "token": "tokens", "chip": "chips", "coin": "coins",
+            "bead": "beads", "benny": "bennies", "die": "dice"}  # fmt: skip
+_COUNTED_ONE = {many: one for one, many in _COUNTED.items()}
+
+
+def _forms(name: str) -> tuple[str, str]:
+    """(one, many) of a name the GM gave in one word: its last word inflected when it is a
+    noun of ``_COUNTED`` (either form, any case: "Fate Points"), else the name for both."""
+    head, _, last = name.rpartition(" ")
+    folded = last.casefold()
+    for table, other in ((_COUNTED, False), (_COUNTED_ONE, True)):
+        if folded in table:
+            turned = table[folded]
+            turned = turned[:1].upper() + turned[1:] if last[:1].isupper() else turned
+            pair = (f"{head} {turned}".strip(), name)
+            return pair if other else pair[::-1]
+    return name, name
+
+
 def currency_words(ruleset: Mapping[str, Any]) -> tuple[str, str, str]:
     """(label, one, many) of the table's currency under a validated ruleset: "Hero point / Hero
-    points" gives ("Hero points", "hero point", "hero points"), "Luck" ("Luck", "luck", "luck")."""
+    points" gives ("Hero points", "hero point", "hero points"), "Luck" ("Luck", "luck", "luck");
+    one word that is a counted noun has both forms ("Hero points": "1 hero point")."""
     words = ruleset["currency"].split(" / ")
-    one, many = (words[0], words[-1])
+    one, many = (words[0], words[-1]) if len(words) == 2 else _forms(words[0])
     return many, _small(one), _small(many)

@@ -113,6 +113,14 @@ INSTALLED_APPS = [
     "tabletop.scenes",
     "tabletop.systems",
     "tabletop.stats",
+    # What the site sends out of itself (mail), sent by one thread per process
+    "tabletop.outbox",
+    # Notifications, read marks and mail digests between game nights
+    "tabletop.notify",
+    # The table's log in the group's Discord channel, as an outsider sees it
+    "tabletop.discord",
+    # Backups, restores, upgrades, the processes serving (README "Operating it")
+    "tabletop.operating",
 ]
 
 #: The game systems this site offers: each a Django app (tabletop/systems/<slug>/, its
@@ -338,6 +346,22 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", EMAIL_PORT == 587)
 EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", EMAIL_PORT == 465)
 EMAIL_TIMEOUT = 10  # a stalled mail server is an error, never a hung page
 #: The site's name in every mail and its sender.
+#: Each daphne process runs one sender thread: the outbox (mail) and the durable readers
+#: (tabletop/outbox/sender.py). Off for the test run, whose tests run its passes themselves.
+OUTBOX_SENDER = env_bool("OUTBOX_SENDER", True)
+#: A notification not seen starts a window this long; at its end one mail lists what is still
+#: unseen in that scene (tabletop/notify/digests.py).
+NOTIFY_EMAIL_DELAY_SECONDS = int(os.environ.get("NOTIFY_EMAIL_DELAY_SECONDS", "300"))
+#: Where the campaigns' Discord mirrors post (tabletop/discord): Discord's API, or a local fake
+#: (`make fake-discord`) for a trial and the tests. A webhook URL a GM pastes is taken only at
+#: Discord's own hosts or this one's, and only its id and token are kept.
+DISCORD_API_BASE = os.environ.get("DISCORD_API_BASE", "https://discord.com/api").rstrip("/")
+#: A Discord request that takes longer is a failure, retried later (never a scene's wait).
+DISCORD_TIMEOUT_SECONDS = float(os.environ.get("DISCORD_TIMEOUT_SECONDS", "10"))
+#: The site's address as members reach it, for links in mail (the scene, one-click
+#: unsubscribe): e.g. https://table.example.org. Empty: http://localhost:8000.
+SITE_URL = os.environ.get("SITE_URL", "").rstrip("/")
+
 SITE_NAME = os.environ.get("SITE_NAME", "Tabletop")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"{SITE_NAME} <tabletop@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL

@@ -17,3 +17,10 @@ def a_word(word: str) -> str:
     else:
         article = "an" if folded[:1] in tuple("aeiou") else "a"
     return f"{article} {word}"
+
+
+def listed(words: list[str]) -> str:
+    """Words as a sentence lists them: "bennies", "bennies and hits", "a, b and c"."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"

@@ -3,7 +3,7 @@
 with its own sheet, currency, stylesheet and rollable needs no change to generic code."""
 
 from tabletop.settings import *  # noqa: F403
-from tabletop.settings import INSTALLED_APPS
+from tabletop.settings import INSTALLED_APPS, env_bool
 
 INSTALLED_APPS = [*INSTALLED_APPS, "tests.tabletop.systems.sixth"]
 
@@ -14,3 +14,7 @@ CHECK_EVENT_PAYLOADS = True
 # Every action run without a transaction (``scene_action(atomic=False)``) is held to its one write
 # outside a transaction: a second is refused before it runs (tabletop/scenes/fastpath/onewrite.py).
 CHECK_ONE_WRITE = True
+
+# The tests run the sender's passes themselves (tabletop.outbox.sender.tick); a daphne that a test
+# starts (tests/servers.py) runs its own sender thread when the test sets OUTBOX_SENDER=true.
+OUTBOX_SENDER = env_bool("OUTBOX_SENDER", False)

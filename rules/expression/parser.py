@@ -18,6 +18,7 @@ Errors name the 1-based position and, where a word is close to a known spelling,
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import math
@@ -58,7 +59,9 @@ from rules.expression.tree import (
     Term,
     bounds,
     matches,
+    matching_count,
     replace,
+    said,
     walk,
 )
 
@@ -88,6 +91,16 @@ def _suggest(word: str) -> str:
         return ""  # a known word in the wrong place: the "expected" says what fits
     close = difflib.get_close_matches(word.lower(), sp.WORDS, n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+@dataclasses.dataclass
+class _Tally:
+    """The success and failure conditions a roll's modifiers gave so far, and how failures
+    count (``count`` or ``subtract``)."""
+
+    success: list = dataclasses.field(default_factory=list)
+    failure: list = dataclasses.field(default_factory=list)
+    failure_kind: str | None = None
 
 
 class _Parser:
@@ -440,9 +453,7 @@ class _Parser:
         """Read the modifiers after dice (``faces``) or a set (``faces`` None), by the table."""
         parts: dict = {}
         stage = 0
-        success: list = []
-        failure: list = []
-        failure_kind = None
+        tally = _Tally()
         while True:
             spaced = self.skip()
             found = self._spelling(spaced)
@@ -458,70 +469,84 @@ class _Parser:
                     f"{sp.STAGE_NAMES[stage]}, like 4d6r1!kh3", pos
                 )  # fmt: skip
             stage = spelling.stage
-            construct = spelling.construct
-            if construct == "keep" and self.peek() in "<>=" and spelling.text in sp.SELECT_AFTER:
+            if (
+                spelling.construct == "keep"
+                and self.peek() in "<>="
+                and spelling.text in sp.SELECT_AFTER
+            ):
                 spelling = spelling._replace(construct="select", argument="condition", strict=True)
                 spelling = spelling._replace(kind=sp.SELECT_AFTER[spelling.text])
-                construct = "select"
+            construct = spelling.construct
             if construct in ("keep", "select") and "keep" in parts:
                 raise self.error("Keep or drop once per roll", pos)
             if construct == "keep":
-                amount = 1
-                ahead = self.peek()
-                if ahead and ahead in _DIGITS:
-                    amount, _ = self.number("a number")
-                word = _KEEP_WORDS[spelling.kind]
-                if amount < 1:
-                    raise self.error(f"{word.capitalize()} at least 1 die", pos)
-                n = count if isinstance(count, int) else None
-                if n is not None and spelling.kind in ("kh", "kl") and amount > n:
-                    raise self.error(f"Can't keep {amount} dice out of {n}", pos)
-                if n is not None and spelling.kind in ("dh", "dl") and amount >= n:
-                    raise self.error(
-                        f"Can't drop {amount} dice out of {n}: at least one must stay", pos
-                    )
-                parts["keep"] = _built(Keep, kind=spelling.kind, count=amount)
+                parts["keep"] = self._keep(spelling, count, pos)
             elif construct in ("min", "max"):
-                value, _ = self.number(f"a number after {spelling.text!r}, like 4d6mi2")
-                clamp = parts.get("clamp") or Clamp()
-                if getattr(clamp, "minimum" if construct == "min" else "maximum") is not None:
-                    raise self.error(f"Give the {construct}imum once", pos)
-                lo = value if construct == "min" else clamp.minimum
-                hi = value if construct == "max" else clamp.maximum
-                if lo is not None and hi is not None and lo > hi:
-                    raise self.error(f"A minimum of {lo} is above the maximum of {hi}", pos)
-                parts["clamp"] = Clamp(lo, hi)
+                parts["clamp"] = self._clamp(parts.get("clamp") or Clamp(), spelling, pos)
             else:
-                conditions = self.condition(spelling, faces, pos)
-                if construct == "select":
-                    parts["keep"] = Select(spelling.kind == "keep", conditions)
-                elif construct == "reroll":
-                    old = parts.get("reroll")
-                    if old is not None and old.kind != spelling.kind:
-                        raise self.error("Reroll once or until, not both", pos)
-                    before = old.conditions if old else ()
-                    parts["reroll"] = Reroll(spelling.kind, before + conditions)
-                elif construct == "explode":
-                    if "explode" in parts:
-                        raise self.error("Explode once per roll", pos)
-                    parts["explode"] = _built(Explode, kind=spelling.kind, conditions=conditions)
-                elif construct == "success":
-                    success.extend(conditions)
-                else:
-                    if failure_kind not in (None, spelling.kind):
-                        raise self.error("Count failures or subtract them, not both", pos)
-                    failure_kind = spelling.kind
-                    failure.extend(conditions)
-                if construct in ("success", "failure"):
-                    if failure_kind == "subtract" and not success:
-                        raise self.error(
-                            "f and df subtract failures from successes: give the success "
-                            "target first, like 8d6>=5f1", pos
-                        )  # fmt: skip
-                    if failure_kind == "count" and success:
-                        raise self.error("Count successes or failures; df subtracts them", pos)
-                    parts["counting"] = Count(tuple(success), tuple(failure))
+                self._conditional(parts, tally, spelling, self.condition(spelling, faces, pos), pos)
         return parts
+
+    def _keep(self, spelling, count, pos: int) -> Keep:
+        """A keep or drop (``kh3``, ``dl``) and its count, checked against the dice rolled."""
+        amount = 1
+        ahead = self.peek()
+        if ahead and ahead in _DIGITS:
+            amount, _ = self.number("a number")
+        word = _KEEP_WORDS[spelling.kind]
+        if amount < 1:
+            raise self.error(f"{word.capitalize()} at least 1 die", pos)
+        n = count if isinstance(count, int) else None
+        if n is not None and spelling.kind in ("kh", "kl") and amount > n:
+            raise self.error(f"Can't keep {amount} dice out of {n}", pos)
+        if n is not None and spelling.kind in ("dh", "dl") and amount >= n:
+            raise self.error(f"Can't drop {amount} dice out of {n}: at least one must stay", pos)
+        return _built(Keep, kind=spelling.kind, count=amount)
+
+    def _clamp(self, clamp: Clamp, spelling, pos: int) -> Clamp:
+        """``clamp`` with the minimum or maximum just read (``mi2``, ``ma5``), each given once."""
+        construct = spelling.construct
+        value, _ = self.number(f"a number after {spelling.text!r}, like 4d6mi2")
+        if getattr(clamp, "minimum" if construct == "min" else "maximum") is not None:
+            raise self.error(f"Give the {construct}imum once", pos)
+        lo = value if construct == "min" else clamp.minimum
+        hi = value if construct == "max" else clamp.maximum
+        if lo is not None and hi is not None and lo > hi:
+            raise self.error(f"A minimum of {lo} is above the maximum of {hi}", pos)
+        return Clamp(lo, hi)
+
+    def _conditional(self, parts: dict, tally: _Tally, spelling, conditions, pos: int) -> None:
+        """Put a modifier with conditions (select, reroll, explode, success, failure) in
+        ``parts``; successes and failures gather in ``tally`` as they come."""
+        construct = spelling.construct
+        if construct == "select":
+            parts["keep"] = Select(spelling.kind == "keep", conditions)
+        elif construct == "reroll":
+            old = parts.get("reroll")
+            if old is not None and old.kind != spelling.kind:
+                raise self.error("Reroll once or until, not both", pos)
+            before = old.conditions if old else ()
+            parts["reroll"] = Reroll(spelling.kind, before + conditions)
+        elif construct == "explode":
+            if "explode" in parts:
+                raise self.error("Explode once per roll", pos)
+            parts["explode"] = _built(Explode, kind=spelling.kind, conditions=conditions)
+        elif construct == "success":
+            tally.success.extend(conditions)
+        else:
+            if tally.failure_kind not in (None, spelling.kind):
+                raise self.error("Count failures or subtract them, not both", pos)
+            tally.failure_kind = spelling.kind
+            tally.failure.extend(conditions)
+        if construct in ("success", "failure"):
+            if tally.failure_kind == "subtract" and not tally.success:
+                raise self.error(
+                    "f and df subtract failures from successes: give the success "
+                    "target first, like 8d6>=5f1", pos
+                )  # fmt: skip
+            if tally.failure_kind == "count" and tally.success:
+                raise self.error("Count successes or failures; df subtracts them", pos)
+            parts["counting"] = Count(tuple(tally.success), tuple(tally.failure))
 
     def _spelling(self, spaced: bool):
         """The modifier spelling ahead and its position, or None."""
@@ -589,7 +614,7 @@ class _Parser:
         pos = self.where.get("explode", pos)
         landing = faces
         if reroll is not None:
-            hit = _matching(reroll.conditions, faces)
+            hit = matching_count(reroll.conditions, faces)
             if reroll.kind == "until" and hit == len(faces):
                 raise self.error(
                     f"{reroll} rerolls every face of a d{node.sides}, so it would never stop",
@@ -598,36 +623,17 @@ class _Parser:
             if reroll.kind == "until" and hit and explode is not None:
                 landing = [f for f in faces if not matches(reroll.conditions, f)]
         if explode is not None:
-            hit = _matching(explode.conditions, landing)
+            hit = matching_count(explode.conditions, landing)
             if explode.kind in ("add", "compound", "penetrate") and hit == len(landing):
                 raise self.error(
-                    f"Exploding on {_said(explode.conditions)} would explode on every face of a "
+                    f"Exploding on {said(explode.conditions)} would explode on every face of a "
                     f"d{node.sides} and never stop; explode on fewer faces", pos
                 )  # fmt: skip
             if not hit:
                 raise self.error(
-                    f"A d{node.sides} never rolls {_said(explode.conditions)}, so it could never "
+                    f"A d{node.sides} never rolls {said(explode.conditions)}, so it could never "
                     "explode", pos
                 )  # fmt: skip
-
-
-def _matching(conditions, faces) -> int:
-    """How many of ``faces`` meet any of the conditions; a range of faces by arithmetic (a
-    d1000 is not walked face by face)."""
-    if not isinstance(faces, range) or len(conditions) != 1:
-        return sum(1 for f in faces if matches(conditions, f))
-    (c,) = conditions
-    lo, hi = faces[0], faces[-1]
-    if c.op == "=":
-        return 1 if lo <= c.value <= hi else 0
-    if c.op == ">=":
-        return max(0, hi - max(lo, c.value) + 1)
-    return max(0, min(hi, c.value) - lo + 1)
-
-
-def _said(conditions) -> str:
-    words = {"=": "", ">=": " or more", "<=": " or less"}
-    return " or ".join(f"{c.value}{words[c.op]}" for c in conditions)
 
 
 def _advantage(body, keep: str, error):

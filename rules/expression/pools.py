@@ -174,39 +174,58 @@ def evaluate_pool(
     for t in sorted({v for _, w in groups for v in w}):
         states: dict[tuple[int, int], Poly] = {(0, 0): {0: 1}}
         for m, weights in groups:
-            budget.charge(2 * len(weights))
-            above = scored({v: c for v, c in weights.items() if v > t}, score)
-            at = weights.get(t, 0)
-            below = sum(c for v, c in weights.items() if v < t)
-            powers = [{0: 1}]
-            for _ in range(min(m, k - 1)):
-                powers.append(pmul(powers[-1], above, budget))
-            nxt: dict[tuple[int, int], Poly] = {}
-            for (j, e), poly in states.items():
-                for a in range(min(m, k - 1 - j) + 1):
-                    rest = m - a
-                    need = k - e  # landing on t this many more reaches the cap
-                    coefs = {}
-                    partial = 0
-                    for b in range(min(rest, need - 1) + 1 if need > 0 else 0):
-                        coef = math.comb(rest, b) * at**b * below ** (rest - b)
-                        coefs[e + b] = coef
-                        partial += coef
-                    capped = (at + below) ** rest - partial
-                    if capped:
-                        coefs[k] = coefs.get(k, 0) + capped
-                    if not any(coefs.values()):
-                        continue
-                    grown = pmul(poly, powers[a], budget)
-                    for ne, coef in coefs.items():
-                        if coef:
-                            key = (j + a, min(ne, k))
-                            padd(nxt.setdefault(key, {}), grown, math.comb(m, a) * coef, 0, budget)
-            states = nxt
+            states = _with_group(states, m, weights, t, k, score, budget)
         for (j, e), poly in states.items():
             if j + e >= k:
                 padd(out, poly, 1, (k - j) * score(t))
     return {v: c for v, c in out.items() if c}
+
+
+def _with_group(
+    states: dict[tuple[int, int], Poly],
+    m: int,
+    weights: Poly,
+    t: int,
+    k: int,
+    score: Callable[[int], int],
+    budget: Budget,
+) -> dict[tuple[int, int], Poly]:
+    """``states`` (by dice above the threshold ``t`` and dice at it, capped at ``k``) after
+    ``m`` more dice of ``weights``: the score of those above, the count of those at it."""
+    budget.charge(2 * len(weights))
+    above = scored({v: c for v, c in weights.items() if v > t}, score)
+    at = weights.get(t, 0)
+    below = sum(c for v, c in weights.items() if v < t)
+    powers = [{0: 1}]
+    for _ in range(min(m, k - 1)):
+        powers.append(pmul(powers[-1], above, budget))
+    nxt: dict[tuple[int, int], Poly] = {}
+    for (j, e), poly in states.items():
+        for a in range(min(m, k - 1 - j) + 1):
+            coefs = _landing(m - a, k - e, e, k, at, below)
+            if not any(coefs.values()):
+                continue
+            grown = pmul(poly, powers[a], budget)
+            for ne, coef in coefs.items():
+                if coef:
+                    key = (j + a, min(ne, k))
+                    padd(nxt.setdefault(key, {}), grown, math.comb(m, a) * coef, 0, budget)
+    return nxt
+
+
+def _landing(rest: int, need: int, e: int, k: int, at: int, below: int) -> dict[int, int]:
+    """Weights of how many of ``rest`` dice land on the threshold (the others below it), by
+    the count at it so far (``e`` before them); ``need`` more reach the cap ``k``."""
+    coefs = {}
+    partial = 0
+    for b in range(min(rest, need - 1) + 1 if need > 0 else 0):
+        coef = math.comb(rest, b) * at**b * below ** (rest - b)
+        coefs[e + b] = coef
+        partial += coef
+    capped = (at + below) ** rest - partial
+    if capped:
+        coefs[k] = coefs.get(k, 0) + capped
+    return coefs
 
 
 def dice_weights(node: Dice) -> tuple[Poly, int]:

@@ -131,9 +131,18 @@ def _roll_dice(node: Dice, count: int, rng: Rng, text: str) -> tuple[tuple[ExprD
     """The dice of ``node`` (``count`` of them) and their value (sum or count)."""
     if node.simple:
         return _simple_dice(node.sides, node.explode_at, node.keep, count, rng, text)
-    sides = node.sides
+    fresh = _roller(node, rng)
+    rolled = [fresh() for _ in range(count)]
+    grown = _Explosions(count)
+    if node.explode is not None:
+        _explode(node.explode, rolled, grown, fresh, text)
+    return _scored(node, rolled, grown)
+
+
+def _roller(node: Dice, rng: Rng):
+    """A function that rolls one die of ``node``, with its rerolls: (face, faces rerolled)."""
     faces = node.faces
-    low, high = (-1, 1) if sides == FATE else (1, sides)
+    low, high = (-1, 1) if node.sides == FATE else (1, node.sides)
 
     def draw() -> int:
         return rng.randint(low, high)
@@ -157,62 +166,76 @@ def _roll_dice(node: Dice, count: int, rng: Rng, text: str) -> tuple[tuple[ExprD
             face = draw()
         return face, tuple(before)
 
-    rolled = [fresh() for _ in range(count)]
-    sources: list[int | None] = [None] * count
-    exploded = [False] * count
-    chains: list[tuple[int, ...]] = [()] * count
-    penalty = [0] * count
-    explode = node.explode
-    if explode is not None:
-        cond, kind = explode.conditions, explode.kind
-        if kind in ("add", "penetrate"):
-            i = 0
-            # A queue: each die that explodes appends one more, looked at in its turn.
-            while i < len(rolled):
-                if matches(cond, rolled[i][0]):
-                    if len(rolled) - count >= MAX_EXPLOSIONS:
-                        raise ExpressionTooLargeError(
-                            f"The dice of {text} exploded more than {MAX_EXPLOSIONS} times; the "
-                            "roll was stopped and does not count."
-                        )
-                    exploded[i] = True
-                    rolled.append(fresh())
-                    sources.append(i)
-                    exploded.append(False)
-                    chains.append(())
-                    penalty.append(1 if kind == "penetrate" else 0)
-                i += 1
-        elif kind == "compound":
-            for i in range(count):
-                chain = [rolled[i][0]]
-                while matches(cond, chain[-1]):
-                    if len(chain) > MAX_EXPLOSIONS:
-                        raise ExpressionTooLargeError(
-                            f"A die of {text} compounded more than {MAX_EXPLOSIONS} times; the "
-                            "roll was stopped and does not count."
-                        )
-                    chain.append(fresh()[0])
-                if len(chain) > 1:
-                    exploded[i] = True
-                    chains[i] = tuple(chain)
-        else:  # "once": each written die at most once; "one": one die for the whole roll
-            for i in range(count):
-                if matches(cond, rolled[i][0]):
-                    exploded[i] = True
-                    rolled.append(fresh())
-                    sources.append(i)
-                    exploded.append(False)
-                    chains.append(())
-                    penalty.append(0)
-                    if kind == "one":
-                        break
+    return fresh
+
+
+class _Explosions:
+    """Per die rolled: the die it exploded from, whether it exploded, its compounded chain and
+    its penetration penalty (lists that grow with the dice)."""
+
+    def __init__(self, count: int) -> None:
+        self.sources: list[int | None] = [None] * count
+        self.exploded = [False] * count
+        self.chains: list[tuple[int, ...]] = [()] * count
+        self.penalty = [0] * count
+
+    def add(self, source: int, penalty: int) -> None:
+        self.exploded[source] = True
+        self.sources.append(source)
+        self.exploded.append(False)
+        self.chains.append(())
+        self.penalty.append(penalty)
+
+
+def _explode(explode, rolled: list, grown: _Explosions, fresh, text: str) -> None:
+    """Roll the dice that ``explode`` adds to ``rolled`` (or compounds into a die's chain)."""
+    cond, kind = explode.conditions, explode.kind
+    count = len(rolled)
+    if kind in ("add", "penetrate"):
+        i = 0
+        # A queue: each die that explodes appends one more, looked at in its turn.
+        while i < len(rolled):
+            if matches(cond, rolled[i][0]):
+                if len(rolled) - count >= MAX_EXPLOSIONS:
+                    raise ExpressionTooLargeError(
+                        f"The dice of {text} exploded more than {MAX_EXPLOSIONS} times; the "
+                        "roll was stopped and does not count."
+                    )
+                rolled.append(fresh())
+                grown.add(i, 1 if kind == "penetrate" else 0)
+            i += 1
+    elif kind == "compound":
+        for i in range(count):
+            chain = [rolled[i][0]]
+            while matches(cond, chain[-1]):
+                if len(chain) > MAX_EXPLOSIONS:
+                    raise ExpressionTooLargeError(
+                        f"A die of {text} compounded more than {MAX_EXPLOSIONS} times; the "
+                        "roll was stopped and does not count."
+                    )
+                chain.append(fresh()[0])
+            if len(chain) > 1:
+                grown.exploded[i] = True
+                grown.chains[i] = tuple(chain)
+    else:  # "once": each written die at most once; "one": one die for the whole roll
+        for i in range(count):
+            if matches(cond, rolled[i][0]):
+                rolled.append(fresh())
+                grown.add(i, 0)
+                if kind == "one":
+                    break
+
+
+def _scored(node: Dice, rolled: list, grown: _Explosions) -> tuple[tuple[ExprDie, ...], int]:
+    """The rolled dice clamped, kept and counted, and their value (sum or count)."""
     clamp = node.clamp
+    chains = grown.chains
     values = []
     for j, (face, _) in enumerate(rolled):
         if chains[j]:
             values.append(sum(clamp.apply(f) if clamp else f for f in chains[j]))
         else:
-            values.append((clamp.apply(face) if clamp else face) - penalty[j])
+            values.append((clamp.apply(face) if clamp else face) - grown.penalty[j])
     kept = _keep_flags(values, node.keep)
     counting = node.counting
     counted = [counting.score(v) if counting else None for v in values]
@@ -221,13 +244,13 @@ def _roll_dice(node: Dice, count: int, rng: Rng, text: str) -> tuple[tuple[ExprD
         _frozen(
             ExprDie,
             {
-                "sides": sides,
+                "sides": node.sides,
                 "rolled": face,
                 "value": values[j],
                 "kept": kept[j],
-                "exploded": exploded[j],
+                "exploded": grown.exploded[j],
                 "bonus": 0,
-                "source": sources[j],
+                "source": grown.sources[j],
                 "rerolled": before,
                 "chain": chains[j],
                 "counted": counted[j] if kept[j] else None,
@@ -261,51 +284,11 @@ def _compile(node):
     if cls is Dice:
         return _compile_dice(node, text)
     if cls is Sum:
-        signs = tuple(t.sign for t in node.terms)
-        plans = [_compile(t.operand) for t in node.terms]
-
-        def run_sum(rng):
-            terms = tuple([plan(rng) for plan in plans])
-            total = 0
-            for sign, t in zip(signs, terms):  # noqa: B905 - built together, same length
-                total += t.value if sign > 0 else -t.value
-            return _frozen(
-                SumResult,
-                {"kind": "sum", "text": text, "value": total, "signs": signs, "terms": terms},
-            )
-
-        return run_sum
+        return _compile_sum(node, text)
     if cls is Multiply and type(node.right) is Constant:  # "3d6*2": the old dialect's term
-        left_plan, factor = _compile(node.left), node.right.value
-        fixed = NumberResult("number", str(factor), factor)
-
-        def run_scaled(rng):
-            left = left_plan(rng)
-            return _frozen(
-                OperationResult,
-                {"kind": "multiply", "text": text, "value": left.value * factor, "left": left,
-                 "right": fixed},
-            )  # fmt: skip
-
-        return run_scaled
+        return _compile_scaled(node, text)
     if cls is Multiply or cls is Divide:
-        left_plan, right_plan = _compile(node.left), _compile(node.right)
-        kind = "multiply" if cls is Multiply else "divide"
-        rounding = "floor" if cls is Multiply else node.rounding
-
-        def run_operation(rng):
-            left, right = left_plan(rng), right_plan(rng)
-            if kind == "multiply":
-                value = left.value * right.value
-            else:
-                value = _floor_div(left.value, right.value, rounding)
-            return _frozen(
-                OperationResult,
-                {"kind": kind, "text": text, "value": value, "left": left, "right": right,
-                 "rounding": rounding},
-            )  # fmt: skip
-
-        return run_operation
+        return _compile_operation(node, text)
     if cls is Abs:
         inner_plan = _compile(node.operand)
 
@@ -321,22 +304,7 @@ def _compile(node):
             inner_plan(rng)
         )
     if cls is SetRoll:
-        item_plans = [_compile(i) for i in node.items]
-        keep, counting = node.keep, node.counting
-
-        def run_set(rng):
-            items = tuple(plan(rng) for plan in item_plans)
-            values = [i.value for i in items]
-            kept = _keep_flags(values, keep)
-            counted = tuple(counting.score(v) if counting and k else None
-                            for v, k in zip(values, kept, strict=True))  # fmt: skip
-            if counting:
-                value = sum(c for c in counted if c is not None)
-            else:
-                value = sum(v for v, k in zip(values, kept, strict=True) if k)
-            return SetResult("set", text, value, items, tuple(kept), counted)
-
-        return run_set
+        return _compile_set(node, text)
     assert cls is Compare
     left_plan, right_plan = _compile(node.left), _compile(node.right)
 
@@ -346,6 +314,77 @@ def _compile(node):
         return CompareResult("compare", text, int(success), node.op, left, right, success)
 
     return run_compare
+
+
+def _compile_sum(node: Sum, text: str):
+    signs = tuple(t.sign for t in node.terms)
+    plans = [_compile(t.operand) for t in node.terms]
+
+    def run_sum(rng):
+        terms = tuple([plan(rng) for plan in plans])
+        total = 0
+        for sign, t in zip(signs, terms):  # noqa: B905 - built together, same length
+            total += t.value if sign > 0 else -t.value
+        return _frozen(
+            SumResult,
+            {"kind": "sum", "text": text, "value": total, "signs": signs, "terms": terms},
+        )
+
+    return run_sum
+
+
+def _compile_scaled(node: Multiply, text: str):
+    left_plan, factor = _compile(node.left), node.right.value
+    fixed = NumberResult("number", str(factor), factor)
+
+    def run_scaled(rng):
+        left = left_plan(rng)
+        return _frozen(
+            OperationResult,
+            {"kind": "multiply", "text": text, "value": left.value * factor, "left": left,
+             "right": fixed},
+        )  # fmt: skip
+
+    return run_scaled
+
+
+def _compile_operation(node, text: str):
+    left_plan, right_plan = _compile(node.left), _compile(node.right)
+    kind = "multiply" if type(node) is Multiply else "divide"
+    rounding = "floor" if type(node) is Multiply else node.rounding
+
+    def run_operation(rng):
+        left, right = left_plan(rng), right_plan(rng)
+        if kind == "multiply":
+            value = left.value * right.value
+        else:
+            value = _floor_div(left.value, right.value, rounding)
+        return _frozen(
+            OperationResult,
+            {"kind": kind, "text": text, "value": value, "left": left, "right": right,
+             "rounding": rounding},
+        )  # fmt: skip
+
+    return run_operation
+
+
+def _compile_set(node: SetRoll, text: str):
+    item_plans = [_compile(i) for i in node.items]
+    keep, counting = node.keep, node.counting
+
+    def run_set(rng):
+        items = tuple(plan(rng) for plan in item_plans)
+        values = [i.value for i in items]
+        kept = _keep_flags(values, keep)
+        counted = tuple(counting.score(v) if counting and k else None
+                        for v, k in zip(values, kept, strict=True))  # fmt: skip
+        if counting:
+            value = sum(c for c in counted if c is not None)
+        else:
+            value = sum(v for v, k in zip(values, kept, strict=True) if k)
+        return SetResult("set", text, value, items, tuple(kept), counted)
+
+    return run_set
 
 
 def _compile_dice(node: Dice, text: str):

@@ -116,6 +116,26 @@ def matches(conditions: tuple[Condition, ...], face: int) -> bool:
     return any(c.test(face) for c in conditions)
 
 
+def matching_count(conditions, faces) -> int:
+    """How many of ``faces`` meet any of the conditions; a range of faces by arithmetic (a
+    d1000 is not walked face by face)."""
+    if not isinstance(faces, range) or len(conditions) != 1:
+        return sum(1 for f in faces if matches(conditions, f))
+    (c,) = conditions
+    lo, hi = faces[0], faces[-1]
+    if c.op == "=":
+        return 1 if lo <= c.value <= hi else 0
+    if c.op == ">=":
+        return max(0, hi - max(lo, c.value) + 1)
+    return max(0, min(hi, c.value) - lo + 1)
+
+
+def said(conditions) -> str:
+    """Conditions in words: "6", "5 or more", "1 or 2"."""
+    words = {"=": "", ">=": " or more", "<=": " or less"}
+    return " or ".join(f"{c.value}{words[c.op]}" for c in conditions)
+
+
 def _conditions_text(prefix: str, conditions: tuple[Condition, ...], *, bare: bool = True) -> str:
     """``r1r2``: a condition "exactly N" is written as the bare number where the spelling reads a
     bare number that way (``bare``), else with its operator."""

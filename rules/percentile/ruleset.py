@@ -184,12 +184,8 @@ def _field_number(value: Any, what: str) -> Fraction:
     return Fraction(value)
 
 
-def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Merge a campaign's settings over ``DEFAULT_RULESET``, validate every field, return all.
-
-    Dict-valued fields (``running_percent``, ``plot_point_uses`` and the like) are merged key by
-    key, so a GM can change one entry. Raises ``RulesError`` naming the bad field.
-    """
+def _merged(data: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``DEFAULT_RULESET`` with a campaign's settings over it (dict fields key by key)."""
     merged = copy.deepcopy(DEFAULT_RULESET)
     if data is None:
         data = {}
@@ -208,7 +204,32 @@ def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
                     base[sub] = copy.deepcopy(subvalue)
         else:
             merged[key] = copy.deepcopy(value)
+    return merged
 
+
+def _running_percent(running: Any) -> dict[str, int]:
+    """The running percent of every chart band but the lowest, each given."""
+    if not isinstance(running, Mapping):
+        raise RulesError("Ruleset field 'running_percent' must map chart bands to percents.")
+    percents: dict[str, int] = {}
+    for band, percent in running.items():
+        name = lookup(band, _NON_MM_BANDS, "band in ruleset field 'running_percent'")
+        percents[name] = check_int(
+            percent, f"Ruleset field 'running_percent' for {name}", low=0, high=1000
+        )
+    missing = [band for band in _NON_MM_BANDS if band not in percents]
+    if missing:
+        raise RulesError(f"Ruleset field 'running_percent' lacks {', '.join(missing)}.")
+    return percents
+
+
+def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Merge a campaign's settings over ``DEFAULT_RULESET``, validate every field, return all.
+
+    Dict-valued fields (``running_percent``, ``plot_point_uses`` and the like) are merged key by
+    key, so a GM can change one entry. Raises ``RulesError`` naming the bad field.
+    """
+    merged = _merged(data)
     out: dict[str, Any] = {}
     out["retry_penalty"] = _field_int(merged, "retry_penalty", low=-MAX_BONUS, high=0)
     out["retry_failure_bands"] = _field_bands(merged, "retry_failure_bands")
@@ -217,18 +238,7 @@ def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
     out["slump_ends_on"] = _field_bands(merged, "slump_ends_on")
     out["zone_ends_on"] = _field_bands(merged, "zone_ends_on")
 
-    running = merged["running_percent"]
-    if not isinstance(running, Mapping):
-        raise RulesError("Ruleset field 'running_percent' must map chart bands to percents.")
-    out["running_percent"] = {}
-    for band, percent in running.items():
-        name = lookup(band, _NON_MM_BANDS, "band in ruleset field 'running_percent'")
-        out["running_percent"][name] = check_int(
-            percent, f"Ruleset field 'running_percent' for {name}", low=0, high=1000
-        )
-    missing = [band for band in _NON_MM_BANDS if band not in out["running_percent"]]
-    if missing:
-        raise RulesError(f"Ruleset field 'running_percent' lacks {', '.join(missing)}.")
+    out["running_percent"] = _running_percent(merged["running_percent"])
 
     max_pace = _field_number(merged["max_pace"], "Ruleset field 'max_pace'")
     if not 1 <= max_pace <= 100:

@@ -131,6 +131,35 @@ def _validate_difficulty(name: str, entry: Any) -> dict[str, Any]:
     return {"cost": cost, "dice": mode, "rolled": rolled}
 
 
+def _validate_resources(raw_resources: Any, attributes: list[str]) -> dict[str, list[str]]:
+    """Each resource's two linked attributes; each attribute linked to two resources."""
+    if not isinstance(raw_resources, Mapping) or not raw_resources:
+        raise RulesError("ruleset.resources must map each resource to its two attributes.")
+    resource_names = _unique_names(raw_resources.keys(), "ruleset.resources: resource")
+    clash = {n.casefold() for n in resource_names} & {n.casefold() for n in attributes}
+    if clash:
+        raise RulesError(f"ruleset: {sorted(clash)} cannot be both an attribute and a resource.")
+    resources: dict[str, list[str]] = {}
+    for name, links in zip(resource_names, raw_resources.values(), strict=True):
+        where = f"ruleset.resources.{name}"
+        if isinstance(links, str) or not isinstance(links, list | tuple):
+            raise RulesError(f"{where} must be a list of its two linked attributes.")
+        linked = [lookup(_name(a, f"{where}: attribute"), attributes, "attribute") for a in links]
+        if len(linked) != 2 or linked[0] == linked[1]:
+            raise RulesError(
+                f"{where} must link to exactly two different attributes (got {linked})."
+            )
+        resources[name] = linked
+    for attribute in attributes:
+        linked_to = [r for r, pair in resources.items() if attribute in pair]
+        if len(linked_to) != 2:
+            raise RulesError(
+                f"ruleset: attribute {attribute} must link to exactly two resources "
+                f"(it links to {linked_to or 'none'})."
+            )
+    return resources
+
+
 def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
     """Merge ``data`` over ``DEFAULT_RULESET``, check every field, return the full ruleset.
 
@@ -156,31 +185,7 @@ def validate_ruleset(data: Mapping[str, Any] | None) -> dict[str, Any]:
     if not attributes:
         raise RulesError("ruleset.attributes must name at least one attribute.")
 
-    raw_resources = merged["resources"]
-    if not isinstance(raw_resources, Mapping) or not raw_resources:
-        raise RulesError("ruleset.resources must map each resource to its two attributes.")
-    resource_names = _unique_names(raw_resources.keys(), "ruleset.resources: resource")
-    clash = {n.casefold() for n in resource_names} & {n.casefold() for n in attributes}
-    if clash:
-        raise RulesError(f"ruleset: {sorted(clash)} cannot be both an attribute and a resource.")
-    resources: dict[str, list[str]] = {}
-    for name, links in zip(resource_names, raw_resources.values(), strict=True):
-        where = f"ruleset.resources.{name}"
-        if isinstance(links, str) or not isinstance(links, list | tuple):
-            raise RulesError(f"{where} must be a list of its two linked attributes.")
-        linked = [lookup(_name(a, f"{where}: attribute"), attributes, "attribute") for a in links]
-        if len(linked) != 2 or linked[0] == linked[1]:
-            raise RulesError(
-                f"{where} must link to exactly two different attributes (got {linked})."
-            )
-        resources[name] = linked
-    for attribute in attributes:
-        linked_to = [r for r, pair in resources.items() if attribute in pair]
-        if len(linked_to) != 2:
-            raise RulesError(
-                f"ruleset: attribute {attribute} must link to exactly two resources "
-                f"(it links to {linked_to or 'none'})."
-            )
+    resources = _validate_resources(merged["resources"], attributes)
 
     raw_difficulties = merged["difficulties"]
     if not isinstance(raw_difficulties, Mapping) or not raw_difficulties:

@@ -1,4 +1,7 @@
-// The composer's line, read into the frame it sends: chat, /me, /w, /r /pr /gmr /br /sr, /help.
+// The composer's line, read into the frame it sends: chat, /me, /w, /r /pr /gmr /br /sr, /help,
+// and who says it: /as NAME and /emas NAME (a line, an emote, as one of your characters, or the
+// GM's NPC: "as" in the frame), /ooc (out of character) and /desc (the GM's narration: "voice").
+// Lines with neither go as the page's "Speaking as" picks (scene/speaking.js adds it).
 // /r rolls in the mode picked under the box ("Rolls", as Foundry's /r follows its roll mode);
 // /pr /gmr /br /sr force theirs.
 // A saved roll's name (/r longsword) and inline rolls ([[1d20+5]]) go as typed: the server reads
@@ -34,6 +37,10 @@
   var HELP = [
     "Type to talk to the table. *italic* and **bold** work.",
     "/me waves: say what your character does.",
+    "Speaking as (beside the box): you, or one of your characters; the GM also any NPC's name. Your lines, emotes and rolls go out under it, your own name small beside it.",
+    "/as NAME text: one line as one of your characters (the GM: any NPC); /emas NAME text: an emote as them. A character's name needs no quotes (/as Mira Vex hello); quote any other name with spaces: /as \"Old Sailor\" ahoy.",
+    "/ooc text: a line out of character, in your own name, marked OOC.",
+    "/desc text: the GM's narration, shown with no speaker's name (the GM's alone).",
     "/w NAME text: whisper to one member; /w NAME,NAME text to several; /w gm text to the GM.",
     "  A name is a member's name or one of their characters'; quote names with spaces: /w \"Mira Vex\" hi.",
     "/r 2d6+1: roll in the mode picked under the box (Rolls). /pr: in the open, whatever is picked. /gmr: private to the GM. /br: blind (only the GM sees it). /sr: only you.",
@@ -153,6 +160,61 @@
     return { frame: { command: "chat", text: text, to: to } };
   }
 
+  // Read "Kestrel rest" or "\"Mira Vex\" rest": one name, then the rest of the line.
+  function readName(text) {
+    var rest = text.replace(/^\s+/, "");
+    if (rest.charAt(0) === "\"") {
+      var close = rest.indexOf("\"", 1);
+      if (close < 0) { return null; }
+      var quoted = rest.slice(1, close).trim();
+      return quoted ? { name: quoted, rest: rest.slice(close + 1) } : null;
+    }
+    var found = /^(\S+)([\s\S]*)$/.exec(rest);
+    return found ? { name: found[1], rest: found[2] } : null;
+  }
+
+  // A known name with spaces at the start of "Mira Vex hello" (the longest, any case): the
+  // table's characters and the page's Speaking-as choices (ctx.speakers: the GM's NPCs), so
+  // "/as Captain Varga Halt!" speaks as Captain Varga, not as "Captain". Else null.
+  function knownName(text, ctx) {
+    var rest = text.replace(/^\s+/, "");
+    var names = (ctx.speakers || []).slice();
+    (ctx.members || []).forEach(function (m) { names = names.concat(m.characters || []); });
+    var best = null;
+    names.forEach(function (name) {
+      name = String(name || "").trim();
+      if (name.indexOf(" ") < 0 || (best && best.name.length >= name.length)) { return; }
+      var head = rest.slice(0, name.length);
+      var after = rest.charAt(name.length);
+      if (fold(head) === fold(name) && (after === "" || /\s/.test(after))) {
+        best = { name: name, rest: rest.slice(name.length) };
+      }
+    });
+    return best;
+  }
+
+  // /as NAME text and /emas NAME text: a line (an emote) said as NAME.
+  function sayAs(args, ctx, word) {
+    var emote = word === "emas";
+    var read = (args.replace(/^\s+/, "").charAt(0) !== "\"" && knownName(args, ctx)) || readName(args);
+    var example = "/" + word + " NAME " + (emote ? "draws her sword" : "text");
+    if (!read) { return error("Speak as whom? " + example + " (quote a name with spaces)."); }
+    var text = read.rest.trim();
+    if (!text) { return error((emote ? "What does " + read.name + " do? " : "What does " + read.name + " say? ") + example); }
+    var said = say(emote ? "/me " + text : text, [], ctx);
+    if (said.frame) { said.frame.as = read.name; }
+    return said;
+  }
+
+  // /ooc text and /desc text: a line out of character, or the GM's narration.
+  function sayIn(voice, args, ctx, word) {
+    var text = args.trim();
+    if (!text) { return error("Say what? /" + word + " text"); }
+    var said = say(text, [], ctx);
+    if (said.frame) { said.frame.voice = voice; }
+    return said;
+  }
+
   function roll(mode, args, word) {
     var expression = args.trim();
     if (!expression) { return error("Roll what? /" + word + " 2d6+1"); }
@@ -163,7 +225,8 @@
   }
 
   /**
-   * Read one composer line. ctx: { members: [{id, name, gm, characters}], me: user id,
+   * Read one composer line. ctx: { members: [{id, name, gm, characters}], speakers: [names the
+   * member may speak as, from the page], me: user id,
    * mode: the roll mode picked under the box, limit }. Returns { frame } to send, { help: [lines] } to show, or { error }.
    */
   function parse(line, ctx) {
@@ -181,6 +244,9 @@
       return say("/me " + args.trim(), [], ctx);
     }
     if (WHISPER[word]) { return whisper(args, ctx); }
+    if (word === "as" || word === "emas") { return sayAs(args, ctx, word); }
+    if (word === "ooc") { return sayIn("ooc", args, ctx, word); }
+    if (word === "desc") { return sayIn("narration", args, ctx, word); }
     if (Object.prototype.hasOwnProperty.call(ROLLS, word)) {
       return roll(ROLLS[word] || pickedMode(ctx), args, word);
     }

@@ -24,13 +24,17 @@ import * as socket from "./scene/socket.js";
 import * as page from "./scene/page.js";
 import * as log from "./scene/log.js";
 import * as tabs from "./scene/tabs.js";
+import * as head from "./scene/head.js";
 import * as rollForms from "./scene/roll-forms.js";
 import * as odds from "./scene/odds.js";
 import * as sheet from "./scene/sheet.js";
 import * as commands from "./scene/commands.js";
 import * as confirm from "./scene/confirm.js";
 import * as composerLine from "./scene/composer-line.js";
+import * as speaking from "./scene/speaking.js";
 import * as latency from "./scene/latency.js";
+import * as keys from "./scene/keys.js";
+import * as announce from "./scene/announce.js";
 import { pruneControls } from "./scene/own-controls.js";
 import { rememberSealed, verifyCommitments } from "./scene/commitments.js";
 import { startCountdowns, tickCountdowns } from "./scene/countdowns.js";
@@ -40,6 +44,7 @@ socket.defineTableSocket();
 
 // The page's own listeners, in the order the single script added them.
 tabs.listen();
+head.listen();
 log.listen();
 rollForms.listen();
 sheet.listen();
@@ -48,6 +53,8 @@ commands.listen(rollForms.rolled);
 socket.listen();
 odds.listen();
 composerLine.listen();
+speaking.listen();
+keys.listen();
 
 // --- start-up ---
 
@@ -61,10 +68,13 @@ document.addEventListener("DOMContentLoaded", function () {
   tabs.restoreTab();
   rollForms.restoreTableMode();
   composerLine.restoreDraft();
+  speaking.restoreSpeaker();
   rollForms.applyTableMode(document);
   rollForms.followCharacters(document);
   log.scrollLog();
   log.showLatest();
+  announce.nameCards();
+  keys.rove();
   startCountdowns();
   log.watchScroll();
   tabs.watchLayout();
@@ -104,6 +114,7 @@ function followStatus() {
   rollForms.restoreTableMode();
   rollForms.applyTableMode(document);
   sheet.startSheet();
+  speaking.restoreSpeaker();
   const box = document.getElementById("composer-text");
   if (box && unsent && !box.value) { box.value = unsent; unsent = ""; }
 }
@@ -148,6 +159,7 @@ let seqBefore = 0;
 document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
   seqBefore = log.seq();
   log.noteLive(evt.detail.message);  // before makeRoomForCards: it adds cards to the page
+  announce.noteFrame(evt.detail.message);
   log.makeRoomForCards(evt.detail.message);
 });
 
@@ -155,6 +167,8 @@ document.body.addEventListener("htmx:wsAfterMessage", function () {
   followStatus();
   latency.paintOwnRtt();  // a new presence list: this page's own time is the freshest
   pruneControls(document);
+  announce.speakArrivals();  // once the controls and lines not meant for this member are gone
+  keys.rove();
   rememberSealed(document);
   tickCountdowns();
   log.noteSeq(page.log());
@@ -171,6 +185,8 @@ document.body.addEventListener("htmx:afterSettle", function () {
   const el = page.log();
   if (!el) { return; }
   pruneControls(el);
+  announce.nameCards(el);
+  keys.rove();
   rememberSealed(el);
   verifyCommitments(el);
 });

@@ -21,6 +21,7 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
+from tabletop.accounts.models import TablePreferences
 from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import model_of
 from tabletop.scenes import ledger, ledger_text
@@ -194,3 +195,13 @@ def account_delete(*, user: Any) -> None:
         )
     _former_member_in_events(user=user)
     user.delete()
+
+
+def table_preferences_save(*, user: Any, announce: str, slash_key: bool) -> None:
+    """Keep how ``user``'s scene page speaks (``announce``) and whether "/" reaches its message
+    box. An unknown ``announce`` is refused, and nothing changes."""
+    if announce not in TablePreferences.Announce.values:
+        raise ValidationError(f"Unknown announcement choice {announce!r}.")
+    TablePreferences.objects.update_or_create(
+        user=user, defaults={"announce": announce, "slash_key": slash_key}
+    )

@@ -2,6 +2,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
+from tabletop.accounts.models import TablePreferences
+
 
 class SignupForm(UserCreationForm):
     """Django's own sign-up form (username, password twice, the password validators) and an
@@ -55,3 +57,30 @@ class EmailForm(PasswordConfirmedForm):
 
 class DeleteAccountForm(PasswordConfirmedForm):
     pass
+
+
+class TablePreferencesForm(forms.Form):
+    """What a screen reader announces at the table, and whether "/" reaches the message box."""
+
+    announce = forms.ChoiceField(
+        label="Announce new cards",
+        # The model's values, worded here for what each choice hears (no migration to reword).
+        choices=[
+            (TablePreferences.Announce.ALL, "Everything new at the table"),
+            (
+                TablePreferences.Announce.MINE,
+                "Mine only: my results, whispers to me, my turn and lines that mention me",
+            ),
+            (TablePreferences.Announce.NONE, "Nothing, not even my turn"),
+        ],
+        widget=forms.RadioSelect,
+        help_text=(
+            "What a screen reader says as the table plays: each new card in one short line."
+            ' "Your turn" is said when a turn is handed to you, unless you choose nothing.'
+        ),
+    )
+    slash_key = forms.BooleanField(
+        label="Press / to reach the message box",
+        required=False,
+        help_text="Turn it off if a single key press sets things off by accident.",
+    )

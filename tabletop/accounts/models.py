@@ -83,3 +83,31 @@ class LoginLock(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.key} until {self.ends_at:%Y-%m-%d %H:%M:%S}"
+
+
+class TablePreferences(models.Model):
+    """How a member's scene page speaks and listens: which new cards a screen reader announces,
+    and whether "/" jumps to the message box (a one-key shortcut a speech-input user may need
+    off: WCAG 2.1.4). A member without a row has the defaults."""
+
+    class Announce(models.TextChoices):
+        ALL = "all", "Everything new at the table"
+        MINE = "mine", "Mine only: my results, whispers to me and my turn"
+        NONE = "none", "Nothing"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="table_preferences"
+    )
+    announce = models.CharField(max_length=4, choices=Announce.choices, default=Announce.ALL)
+    slash_key = models.BooleanField(
+        default=True, help_text="Press / anywhere outside a field to reach the message box."
+    )
+
+    def __str__(self) -> str:
+        return f"{self.user}: announce {self.announce}"
+
+
+def table_preferences(user) -> TablePreferences:  # noqa: ANN001 - a user model
+    """``user``'s table preferences: their row, or the defaults (not saved) when they have none."""
+    found = TablePreferences.objects.filter(user=user).first() if user.is_authenticated else None
+    return found or TablePreferences(user=user if user.is_authenticated else None)

@@ -16,9 +16,16 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from tabletop.accounts import actions, sessions
-from tabletop.accounts.forms import DeleteAccountForm, EmailForm, SignupForm
+from tabletop.accounts.forms import (
+    DeleteAccountForm,
+    EmailForm,
+    SignupForm,
+    TablePreferencesForm,
+)
+from tabletop.accounts.models import table_preferences
 from tabletop.accounts.throttle import client_address, spend, wait_words
 from tabletop.campaigns.selectors import campaigns_for
+from tabletop.scenes.selectors import live_scenes_for
 
 #: Marks the session that began with the sign-up: its home page greets a new account.
 NEW_ACCOUNT = "new_account"
@@ -28,6 +35,7 @@ def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "home.html")
     context = {
+        "live_scenes": live_scenes_for(user=request.user),
         "campaigns": campaigns_for(user=request.user),
         "new_account": bool(request.session.get(NEW_ACCOUNT)),
     }
@@ -49,17 +57,24 @@ def signup(request: HttpRequest) -> HttpResponse:
         if wait is not None:
             context = {"form": SignupForm(), "limited": _too_many("sign-ups", wait)}
             return render(request, "registration/signup.html", context, status=429)
+    next_url = _local_next(request)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         request.session[NEW_ACCOUNT] = True  # no earlier login: welcome, not "welcome back"
-        next_url = request.GET.get("next", "")
-        if next_url and url_has_allowed_host_and_scheme(
-            next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-        ):
-            return redirect(next_url)
-        return redirect("home")
-    return render(request, "registration/signup.html", {"form": form})
+        return redirect(next_url or "home")
+    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+def _local_next(request: HttpRequest) -> str:
+    """The ``next`` a page was opened with, when it is a page of this site (an invite link),
+    else "": no sign-up sends a new account elsewhere."""
+    next_url = request.GET.get("next", "")
+    if next_url and url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return next_url
+    return ""
 
 
 class PasswordResetView(auth_views.PasswordResetView):
@@ -121,6 +136,7 @@ def _account_context(request: HttpRequest, **extra) -> dict:
         "sessions": [(row, row.session_key == current) for row in rows],
         "others": sum(1 for row in rows if row.session_key != current),
         "campaigns_run": actions.campaigns_run(user=user),
+        "table_form": extra.pop("table_form", None) or _table_form(user),
         **extra,
     }
 
@@ -150,6 +166,22 @@ def email_change(request: HttpRequest) -> HttpResponse:
             return redirect("account")
     context = _account_context(request, email_form=form)
     return render(request, "accounts/account.html", context)
+
+
+def _table_form(user) -> TablePreferencesForm:  # noqa: ANN001 - a user model
+    prefs = table_preferences(user)
+    return TablePreferencesForm(initial={"announce": prefs.announce, "slash_key": prefs.slash_key})
+
+
+@login_required
+@require_POST
+def table_preferences_change(request: HttpRequest) -> HttpResponse:
+    form = TablePreferencesForm(request.POST)
+    if form.is_valid():
+        actions.table_preferences_save(user=request.user, **form.cleaned_data)
+        messages.success(request, "Table preferences saved.")
+        return redirect("account")
+    return render(request, "accounts/account.html", _account_context(request, table_form=form))
 
 
 @login_required

@@ -10,10 +10,12 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
 from tabletop.accounts.throttle import spend
@@ -22,6 +24,9 @@ from tabletop.campaigns.forms import CampaignCreateForm, InviteEmailForm
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.campaigns.ruleset_forms import RulesetForm
 from tabletop.characters.views import saved_rolls_box
+from tabletop.discord import pages as discord_pages
+from tabletop.discord import selectors as discord_selectors
+from tabletop.notify.selectors import unread_by_campaign
 
 
 def _member_or_404(request: HttpRequest, pk: int) -> tuple[Campaign, Membership]:
@@ -31,7 +36,8 @@ def _member_or_404(request: HttpRequest, pk: int) -> tuple[Campaign, Membership]
     return found
 
 
-def _gm_or_403(request: HttpRequest, pk: int) -> Campaign:
+def gm_or_403(request: HttpRequest, pk: int) -> Campaign:
+    """The campaign for its GM: 404 for a non-member, 403 for a player (the Discord views too)."""
     campaign, membership = _member_or_404(request, pk)
     if not selectors.is_gm(campaign=campaign, user=request.user):
         raise PermissionDenied("Only the campaign's GM may do that.")
@@ -55,7 +61,10 @@ def _messages_of(error: ValidationError) -> str:
 
 @login_required
 def campaign_list(request: HttpRequest) -> HttpResponse:
-    memberships = selectors.memberships_for(user=request.user)
+    memberships = list(selectors.memberships_for(user=request.user))
+    unread = unread_by_campaign(user=request.user)
+    # What is new since the member last looked comes first; newest campaign first otherwise.
+    memberships.sort(key=lambda membership: not unread.get(membership.campaign_id))
     return render(request, "campaigns/list.html", {"memberships": memberships})
 
 
@@ -100,6 +109,8 @@ def _detail_context(request: HttpRequest, campaign: Campaign, membership: Member
         ),
         "ruleset_customised": bool(campaign.ruleset),
         "rolls_box": saved_rolls_box(user=request.user, campaign=campaign),
+        # Every member is told what of the table goes to the group's Discord (never where).
+        "mirrored": discord_selectors.mirrored_to_discord(campaign=campaign),
     }
 
 
@@ -126,7 +137,7 @@ def _after_gm_change(
 @login_required
 @require_POST
 def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = _gm_or_403(request, pk)
+    campaign = gm_or_403(request, pk)
     actions.invite_create(campaign=campaign, actor=request.user)
     notice = "New invite link made. Any earlier link no longer works."
     return _after_gm_change(request, campaign, "invites", notice)
@@ -135,7 +146,7 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_revoke(request: HttpRequest, pk: int, invite_pk: int) -> HttpResponse:
-    campaign = _gm_or_403(request, pk)
+    campaign = gm_or_403(request, pk)
     invite = get_object_or_404(campaign.invites, pk=invite_pk)
     actions.invite_revoke(invite=invite, actor=request.user)
     notice = "Invite link revoked: it no longer lets anyone join."
@@ -145,7 +156,7 @@ def invite_revoke(request: HttpRequest, pk: int, invite_pk: int) -> HttpResponse
 @login_required
 @require_POST
 def member_remove(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
-    campaign = _gm_or_403(request, pk)
+    campaign = gm_or_403(request, pk)
     user = get_object_or_404(get_user_model(), pk=user_pk)
     try:
         actions.member_remove(campaign=campaign, actor=request.user, user=user)
@@ -158,7 +169,7 @@ def member_remove(request: HttpRequest, pk: int, user_pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_email(request: HttpRequest, pk: int, invite_pk: int) -> HttpResponse:
-    campaign = _gm_or_403(request, pk)
+    campaign = gm_or_403(request, pk)
     invite = get_object_or_404(campaign.invites, pk=invite_pk)
     form = InviteEmailForm(request.POST)
     if not form.is_valid():
@@ -183,15 +194,24 @@ def invite_email(request: HttpRequest, pk: int, invite_pk: int) -> HttpResponse:
 # --- joining by invite ---------------------------------------------------------------------------
 
 
-@login_required
 @require_http_methods(["GET", "POST"])
 def join(request: HttpRequest, token: str) -> HttpResponse:
+    """An invite link: its campaign, to join as a player. Opened logged out, it names the
+    campaign and its GM and offers to sign up or log in, each coming back here; a link that
+    does not work says so and names nothing."""
     invite = selectors.invite_for_token(token=token)
     if invite is None:
         return render(
             request, "campaigns/join_invalid.html", {"reason": actions.INVITE_INVALID}, status=404
         )
     campaign = invite.campaign
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect_to_login(request.get_full_path())
+        here = urlencode({"next": request.path})
+        context = {"campaign": campaign, "signup_url": f"{reverse('signup')}?{here}"}
+        context["login_url"] = f"{reverse(settings.LOGIN_URL)}?{here}"
+        return render(request, "campaigns/join.html", context)
     if selectors.membership_of(campaign=campaign, user=request.user) is not None:
         messages.info(request, f"You are already at the table of {campaign.name}.")
         return redirect("campaigns:detail", pk=campaign.pk)
@@ -209,7 +229,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 @login_required
 @require_POST
 def campaign_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = _gm_or_403(request, pk)
+    campaign = gm_or_403(request, pk)
     name = campaign.name
     try:
         actions.campaign_delete(
@@ -241,7 +261,7 @@ def _ruleset_form(campaign: Campaign, data: object = None) -> tuple[RulesetForm,
 @login_required
 @require_http_methods(["GET", "POST"])
 def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = _gm_or_403(request, pk)
+    campaign = gm_or_403(request, pk)
     form, problem = _ruleset_form(campaign, request.POST if request.method == "POST" else None)
     # "Add another" only re-shows the form with one more blank row.
     if request.method == "POST" and not form.adding_row and form.is_valid():
@@ -255,14 +275,30 @@ def campaign_settings(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, "Ruleset saved. It applies from the next roll on.")
             return redirect("campaigns:settings", pk=campaign.pk)
+    return settings_page(request, campaign, form=form, problem=problem)
+
+
+def settings_page(
+    request: HttpRequest,
+    campaign: Campaign,
+    *,
+    form: RulesetForm | None = None,
+    problem: str | None = None,
+    discord_form: object = None,
+) -> HttpResponse:
+    """The GM's settings page: the ruleset form and the Discord mirror's section (with a
+    refused form of either, its errors shown)."""
+    if form is None:
+        form, problem = _ruleset_form(campaign, None)
     context = {"campaign": campaign, "form": form, "stored_problem": problem}
+    context.update(discord_pages.settings_context(campaign, form=discord_form))
     return render(request, "campaigns/settings.html", context)
 
 
 @login_required
 @require_POST
 def ruleset_reset(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = _gm_or_403(request, pk)
+    campaign = gm_or_403(request, pk)
     actions.ruleset_update(campaign=campaign, actor=request.user, overrides={})
     messages.success(request, "Ruleset reset to the system's defaults.")
     return redirect("campaigns:settings", pk=campaign.pk)

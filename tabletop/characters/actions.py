@@ -19,6 +19,7 @@ from tabletop.characters.models import Character, model_of
 from tabletop.characters.selectors import can_adjust, can_edit, is_member
 from tabletop.characters.sheets import (
     SheetSpec,
+    adjust_refusal,
     blank_sheet,
     clean_sheet,
     currencies,
@@ -121,7 +122,7 @@ def character_adjust(
     the field named; nothing changes then.
     """
     if not can_adjust(character=character, user=actor):
-        raise PermissionDenied("Only the GM adjusts bennies, plot points and hits.")
+        raise PermissionDenied(adjust_refusal(spec_for(character.campaign)))
     if not changes:
         raise ValidationError("Enter at least one value to change.")
     with transaction.atomic():

@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from tabletop import systems
 from tabletop.campaigns.models import Campaign
 from tabletop.characters.parts import Part, Section, Stat
+from tabletop.words import listed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,6 +189,13 @@ def currencies(spec: SheetSpec) -> tuple[systems.Currency, ...]:
 
 def currency(spec: SheetSpec, field: str) -> systems.Currency | None:
     return next((c for c in currencies(spec) if c.field == field), None)
+
+
+def adjust_refusal(spec: SheetSpec) -> str:
+    """Why only the GM may change a character's currencies and harm, in the campaign's words
+    for them (each system names its own; a GM may name the table's currency)."""
+    kept = [c.many for c in currencies(spec) if c.total_of is None]
+    return f"Only the GM adjusts {listed(kept) or 'these values'}."
 
 
 def currency_label(spec: SheetSpec, field: str) -> str:

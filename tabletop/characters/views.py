@@ -26,7 +26,12 @@ from tabletop.characters.selectors import (
     characters_visible_to,
     is_member,
 )
-from tabletop.characters.sheets import currency_stats, sheet_sections, spec_for
+from tabletop.characters.sheets import (
+    adjust_refusal,
+    currency_stats,
+    sheet_sections,
+    spec_for,
+)
 
 
 def _visible_character(request: HttpRequest, pk: int) -> Character:
@@ -143,9 +148,10 @@ def delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def adjust(request: HttpRequest, pk: int) -> HttpResponse:
     character = _visible_character(request, pk)
+    spec = spec_for(character.campaign)
     if not can_adjust(character=character, user=request.user):
-        raise PermissionDenied("Only the GM adjusts bennies, plot points and hits.")
-    form = AdjustForm(request.POST, spec=spec_for(character.campaign), character=character)
+        raise PermissionDenied(adjust_refusal(spec))
+    form = AdjustForm(request.POST, spec=spec, character=character)
     status = 200
     if form.is_valid():
         try:

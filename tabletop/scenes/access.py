@@ -10,16 +10,16 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from tabletop.campaigns.models import Campaign, Membership
 from tabletop.characters.models import Character
-from tabletop.scenes import fastpath
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.models import Scene
 
 
-def membership(campaign: Campaign, user: Any) -> None:
+def membership(campaign: Campaign, user: Any, context: CommandContext) -> None:
     """Refuse anyone who is not (or no longer) a member of the campaign."""
     if not user.is_authenticated:
         raise PermissionDenied("Log in first.")
-    # The running command read it with the scene, moments ago (or its first write checks it).
-    member = fastpath.member_known(campaign, user)
+    # The command read it with the scene, moments ago (or its first write checks it).
+    member = context.member_known(campaign, user)
     if member is None:
         member = Membership.objects.filter(campaign_id=campaign.pk, user_id=user.pk).exists()
     if not member:

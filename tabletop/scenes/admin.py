@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from tabletop.scenes.models import Presence, Scene, SceneEvent
+from tabletop.scenes.models import Presence, ReaderCursor, Scene, SceneEvent
 
 
 @admin.register(Scene)
@@ -29,3 +29,14 @@ class SceneEventAdmin(admin.ModelAdmin):
 @admin.register(Presence)
 class PresenceAdmin(admin.ModelAdmin):
     list_display = ("user", "scene", "last_seen")
+
+
+@admin.register(ReaderCursor)
+class ReaderCursorAdmin(admin.ModelAdmin):
+    """Where each durable reader stands (moved only by its reader)."""
+
+    list_display = ("reader", "scene", "user", "seq", "moved_at")
+    list_filter = ("reader",)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -19,7 +19,7 @@ import time
 from typing import Protocol
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import IntegrityError, InterfaceError, OperationalError
 
 from tabletop.scenes import actions, command_threads, outage, selectors
 
@@ -127,7 +127,7 @@ async def _beat(scenes: list[SceneBeat]) -> None:
     sockets = {b.scene_id: list(b.sockets) for b in scenes}
     beating = {b.scene_id: b.beating() for b in scenes}
     try:
-        found = await command_threads.run(actions.heartbeat, beating=beating)
+        found = await command_threads.run_holding(actions.heartbeat, beating=beating)
     except (OperationalError, InterfaceError) as exc:
         outage.database.failed(exc)  # one line for the outage; the next beat tries again
         return
@@ -177,6 +177,31 @@ def leave(scene_id: int, socket: BeatingSocket) -> None:
     beat.written.pop(socket.channel_name, None)
     if not beat.sockets:
         del _beats[scene_id]
+
+
+async def arrive(scene_id: int, user: object, channel_name: str) -> bool:
+    """Write a socket's presence row and announce it; False when the database cannot now. The
+    socket stays open and live, and the scene's next beat writes it: refused instead, a storm
+    of sockets opening on a busy process came back as a storm of retries."""
+    try:
+        await actions.presence_arrive(scene_id=scene_id, user=user, channel_name=channel_name)
+    except IntegrityError:
+        pass  # written by a try whose answer did not come back in time
+    except (OperationalError, InterfaceError) as exc:
+        outage.database.failed(exc)
+        return False
+    announce_presence(scene_id)
+    return True
+
+
+async def depart(scene_id: int, channel_name: str) -> None:
+    """Drop a socket's presence row and announce it (a row the database cannot drop now goes
+    stale and drops out)."""
+    try:
+        await actions.presence_depart(channel_name=channel_name)
+    except (OperationalError, InterfaceError) as exc:
+        outage.database.failed(exc)
+    await announce_departure(scene_id)
 
 
 #: Joins and leaves within this many seconds share one presence broadcast per scene.

@@ -28,6 +28,7 @@ def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[st
         "is_actor": viewer.user_id is not None and viewer.user_id == event.actor_id,
         "commitment": event.commitment,
         "sealed": bool(event.commitment) and event.revealed_at is None,
+        "for_viewer": for_viewer(event, vis, viewer),
     }
     amended = data.pop("amended", None)
     if vis == FULL:
@@ -48,6 +49,21 @@ def event_context(event: SceneEvent, vis: Visibility, viewer: Viewer) -> dict[st
         kind = ROLL_KINDS.get(str(data.get("roll_kind", "")))
         ctx["roll_card"] = kind.card if kind is not None else ""
     return ctx
+
+
+def addressed_to(event: SceneEvent, *, vis: Visibility = None) -> list[int]:
+    """The members a card is addressed to: those a turn is handed to (``turn_to``) or a line
+    mentions (``mentions``). Without ``vis``, from the event's public data alone; with it, as
+    that visibility reads the event (a whisper's mentions are in its secret)."""
+    data = event.secret if vis == FULL and event.secret else event.public
+    return [int(uid) for uid in (data.get("turn_to") or data.get("mentions") or ())]
+
+
+def for_viewer(event: SceneEvent, vis: Visibility, viewer: Viewer) -> bool:
+    """Whether the card is addressed to the viewer (``addressed_to``), as they see it."""
+    if vis is None or viewer.user_id is None:
+        return False
+    return viewer.user_id in addressed_to(event, vis=vis)
 
 
 class TimeStamp(NamedTuple):

@@ -4,15 +4,16 @@ with the channel-layer sends each makes held until it returns.
 Actions broadcast after commit, from the thread that ran them. Called from a socket, that is
 a command thread, and an ``async_to_sync(group_send)`` there parks the thread until
 the event loop has sent (a Redis round trip per group): every other socket's command waits
-behind it. ``run`` lets the action's sends wait in a list instead; the consumer's coroutine
-sends them once the database call returns, and the database thread goes on with the next call.
-Outside ``run`` (HTTP views, management commands) ``group_send`` sends at once, as before.
+behind it. So ``run_holding`` and ``run_in_scene`` hand the call a ``Held`` outlet (its
+``sends`` argument), which the call passes down (a command in its ``CommandContext``, to
+``record`` and ``deliver``): its sends wait there, the consumer's coroutine sends them once the
+database call returns, and the database thread goes on with the next call. Anything else (HTTP
+views, management commands) sends through ``AT_ONCE``, at once, as before.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import itertools
 import logging
@@ -21,9 +22,8 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
@@ -43,21 +43,53 @@ Message = tuple[str, dict[str, Any]]
 #: sends for as long as it stalled; a socket catches up from the database instead).
 LAYER_SEND_SECONDS = 2.0
 
-_held_sends: ContextVar[list[Message] | None] = ContextVar("scene_held_sends", default=None)
 _locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
 
 
-def group_send(group: str, message: dict[str, Any]) -> None:
-    """Send ``message`` to ``group`` (from sync code): now, or when ``run`` sends what it held.
+class Sends(Protocol):
+    """Where an action's channel-layer sends go: ``AT_ONCE`` or a command thread's ``Held``."""
 
-    Raises when the layer fails and the send is immediate; a flushed send logs instead (the
-    event is committed; sockets catch up from the database).
-    """
-    box = _held_sends.get()
-    if box is not None:
-        box.append((group, message))
-        return
+    def send(self, group: str, message: dict[str, Any]) -> None: ...
+
+
+class AtOnce:
+    """Sends at once, from sync code (a view, a management command): ``group_send``."""
+
+    def send(self, group: str, message: dict[str, Any]) -> None:
+        group_send(group, message)  # looked up now: tests catch what is sent there
+
+
+AT_ONCE = AtOnce()
+
+
+class Held:
+    """The sends of one database call on a command thread, held until it returns (``run``)."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    def send(self, group: str, message: dict[str, Any]) -> None:
+        self.messages.append((group, message))
+
+
+def group_send(group: str, message: dict[str, Any]) -> None:
+    """Send ``message`` to ``group`` at once, from sync code outside a command thread; raises
+    when the layer fails (a held send is flushed from the loop and logs instead)."""
+    if getattr(_holding, "call", False):
+        # A call on a command thread sends through the outlet it was handed: a path that did
+        # not pass it on still sends (at once, parking the thread until the loop has sent, and
+        # perhaps before the call's held sends: a socket then reads the gap), and says so.
+        log.error(
+            "a send at once from a command thread (%s): pass the command's context down",
+            message.get("type"),
+            stack_info=settings.DEBUG,
+        )
     async_to_sync(get_channel_layer().group_send)(group, message)
+
+
+#: Set on a thread while it runs a call whose sends are held: ``AtOnce`` refuses there. It only
+#: checks (it never decides where a send goes): the outlet is passed down, explicitly.
+_holding = threading.local()
 
 
 async def send_now(group: str, message: dict[str, Any]) -> None:
@@ -80,13 +112,26 @@ def _flush_lock() -> asyncio.Lock:
 
 
 async def run(func: Callable[..., T], /, **kwargs: Any) -> T:
-    """Run a sync action on the database thread; send what it broadcast from this loop."""
-    call = partial(_once_more_if_stale, func, **kwargs)
-    return await _collecting(lambda: database_sync_to_async(call)(), _flush_lock())
+    """Run a sync call that sends nothing (a read) on the database thread."""
+    return await database_sync_to_async(partial(_once_more_if_stale, func, **kwargs))()
+
+
+async def run_holding(func: Callable[..., T], /, **kwargs: Any) -> T:
+    """Run a sync action on the database thread, handing it a ``Held`` outlet (``sends``);
+    send what it held from this loop, in the order the thread's calls finished."""
+    held = Held()
+    call = partial(_marked, _once_more_if_stale, func, sends=held, **kwargs)
+    try:
+        return await database_sync_to_async(call)()
+    finally:
+        if held.messages:
+            async with _flush_lock():
+                await _flush(held.messages)
 
 
 async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) -> T:
-    """``run`` for work on one scene, off the shared database thread when there is a pool.
+    """``run_holding`` for work on one scene, off the shared database thread when there is a
+    pool.
 
     With ``SCENE_COMMAND_THREADS`` (PostgreSQL), scenes' commands run side by side on a small
     pool of threads (each with its own connection): one scene's wait for the database no longer
@@ -98,18 +143,17 @@ async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) 
     """
     pool = _pool()
     if pool is None:
-        return await run(func, **kwargs)
+        return await run_holding(func, **kwargs)
     loop = asyncio.get_running_loop()
-    call = partial(_tidy_call, func, **kwargs)
+    held = Held()
+    call = partial(_marked, _tidy_call, func, sends=held, **kwargs)
 
     def on_pool() -> Awaitable[T]:
-        # The plain executor hop, in a copy of this task's context (the held sends go with it):
-        # asgiref's SyncToAsync adds thread-sensitivity bookkeeping a pool thread does not need
+        # The plain executor hop, in a copy of this task's context (as asgiref's): its
+        # SyncToAsync adds thread-sensitivity bookkeeping a pool thread does not need
         # (Django's connections are per thread) and cost a fifth more per hop (bench/README.md).
         return loop.run_in_executor(pool, contextvars.copy_context().run, call)
 
-    box: list[Message] = []
-    token = _held_sends.set(box)
     queued = None
     try:
         async with _scene_lock(scene_id):
@@ -119,23 +163,17 @@ async def run_in_scene(scene_id: int, func: Callable[..., T], /, **kwargs: Any) 
                 # Still under the lock: the scene's broadcasts line up in its calls' order.
                 queued = _queue_flush(scene_id)
     finally:
-        _held_sends.reset(token)
         if queued is not None:
-            await _after_previous(scene_id, *queued, box)
+            await _after_previous(scene_id, *queued, held.messages)
 
 
-async def _collecting(call: Callable[[], Awaitable[T]], order: asyncio.Lock | None) -> T:
-    """Await ``call()`` with its sends held (the thread it runs on sees it: the context is
-    copied there), then send what it collected, in order (holding ``order``, if any)."""
-    box: list[Message] = []
-    token = _held_sends.set(box)
+def _marked(func: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``func`` called with this thread marked as running a held call (``AtOnce`` checks)."""
+    _holding.call = True
     try:
-        return await call()
+        return func(*args, **kwargs)
     finally:
-        _held_sends.reset(token)
-        if box:
-            async with order or contextlib.nullcontext():
-                await _flush(box)
+        _holding.call = False
 
 
 _flush_tails: dict[tuple[asyncio.AbstractEventLoop, int], asyncio.Future] = {}

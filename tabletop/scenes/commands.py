@@ -4,12 +4,14 @@ A ``Command`` names its action and how each keyword argument comes out of the fr
 
     Command("challenge_reveal", challenge_reveal, position=Raw("position"))
 
-``run_command`` (the consumer's only entry point) looks the command up, parses its fields
-(a bad value is a ``ValidationError`` the player reads) and calls the action with
-``scene=`` and ``actor=``. Generic commands are registered here; a game system brings its own
-with its ``System``. A command whose action opens a window (a cancel window, a reaction window)
-says so with ``window``; the consumer then settles the scene's due work when it closes
-(``tabletop.scenes.due``), the same work the heartbeat does as a safety net.
+``call_action`` looks the command up, parses its fields (a bad value is a
+``ValidationError`` the player reads) and calls the action with ``scene=`` and ``actor=``, on
+a scene already read; the socket's entry point, which reads the scene and makes a command sent
+twice run once, is ``actions.run_command``. Generic commands are registered here; a game
+system brings its own with its ``System``. A command whose action opens a window (a cancel
+window, a reaction window) says so with ``window``; the consumer then settles the scene's due
+work when it closes (``tabletop.scenes.due``), the same work the heartbeat does as a safety
+net.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from django.core.exceptions import ValidationError
 from tabletop import systems
 from tabletop.characters.models import Character
 from tabletop.scenes.access import require_gm
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.due import FollowUp, follow_up
 from tabletop.scenes.kit import writes_event_first
 from tabletop.scenes.models import Scene
@@ -232,12 +235,16 @@ class Command:
         ``scene_action(atomic=False)``): the command may run on the scene as last seen."""
         return writes_event_first(self.action)
 
-    def run(self, scene: Scene, user: Any, data: Data) -> Any:
-        """Parse the fields and run the action; its result (an event, usually)."""
+    def run(
+        self, scene: Scene, user: Any, data: Data, context: CommandContext | None = None
+    ) -> Any:
+        """Parse the fields and run the action in the command's ``context`` (None: a blank
+        one); its result (an event, usually)."""
         if self.gm:
             require_gm(scene.campaign, user)
         kwargs = {name: spec.parse(scene, user, data) for name, spec in self.fields.items()}
-        return self.action(scene=scene, actor=user, **kwargs)
+        context = context if context is not None else CommandContext()
+        return self.action(scene=scene, actor=user, context=context, **kwargs)
 
     def follow_up(self, scene: Scene, result: Any) -> FollowUp | None:
         """The due work to run when the window the action opened closes, if it opened one."""
@@ -268,8 +275,11 @@ def _removed(system: systems.System) -> None:
 systems.on_register(_added, _removed)
 
 
-def run_command(*, command: str, scene: Scene, user: Any, data: Data) -> FollowUp | None:
-    """Run one websocket command; a returned ``FollowUp`` is due work to run when a window the
-    command opened closes."""
+def call_action(
+    *, command: str, scene: Scene, user: Any, data: Data, context: CommandContext | None = None
+) -> FollowUp | None:
+    """Call one command's action on ``scene`` (read by ``actions.run_command``) with the
+    frame's fields parsed, in the command's ``context`` (passed down to its events); a returned
+    ``FollowUp`` is due work to run when a window the command opened closes."""
     found = COMMANDS[command]
-    return found.follow_up(scene, found.run(scene, user, data))
+    return found.follow_up(scene, found.run(scene, user, data, context or CommandContext()))

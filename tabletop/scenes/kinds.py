@@ -46,6 +46,18 @@ class EventKind:
     #: fields its card reads.
     public: Any = None
     secret: Any = payloads.Nothing
+    #: The card's line for the ear (a template; static/js/scene/announce.js speaks it): who,
+    #: what, the result. Without one, a screen reader hears the card's words without its
+    #: number, time and controls.
+    spoken: str = ""
+    #: Whom an event of this kind notifies (user ids: tabletop/notify), a function of the
+    #: event; each is told only where they may see the event (``visibility``).
+    notifies: Callable[[Any], Iterable[int]] | None = None
+    #: What a campaign's Discord mirror files an event of this kind under (the GM picks which
+    #: go: tabletop/discord/models.py, ``Mirror.Sends``): "chat", "rolls", "spends" (spends,
+    #: awards and approvals), "reveals", "scenes", "table" (turns and a game's other moves);
+    #: "" for a kind it never posts.
+    mirror: str = ""
 
     def check(self, public: dict[str, Any], secret: dict[str, Any]) -> None:
         """Refuse an event whose data its kind does not declare (``payloads.check``)."""
@@ -129,6 +141,8 @@ register(
         audiences=ANY_AUDIENCE,
         public=payloads.RollShown | payloads.RollSeen,
         secret=payloads.RollData | payloads.Nothing,
+        spoken="scenes/events/roll_spoken.html",
+        mirror="rolls",
     )
 )
 
@@ -146,7 +160,13 @@ def _reveal_stale(event: Any) -> set[str]:
 
 
 register(
-    EventKind("reveal", "scenes/events/reveal.html", stale=_reveal_stale, public=payloads.Reveal)
+    EventKind(
+        "reveal",
+        "scenes/events/reveal.html",
+        stale=_reveal_stale,
+        public=payloads.Reveal,
+        mirror="reveals",
+    )
 )
 register(
     EventKind(
@@ -154,22 +174,51 @@ register(
         "scenes/events/award.html",
         stale=frozenset({"party", "table"}),
         public=payloads.Award,
+        mirror="spends",
     )
 )
 register(
-    EventKind("turn", "scenes/events/turn.html", stale=frozenset({"turns"}), public=payloads.Turn)
+    EventKind(
+        "turn",
+        "scenes/events/turn.html",
+        stale=frozenset({"turns"}),
+        public=payloads.Turn,
+        notifies=lambda event: event.public.get("turn_to", ()),
+        spoken="scenes/events/turn_spoken.html",
+        mirror="table",
+    )
 )
 #: What of the page follows the scene's status (tools.SCENE_STATUS: its header, composer, Roll
-#: and Sheet tools), rendered for each viewer.
-_STATUS = frozenset({"scene-status"})
+#: and Sheet tools), rendered for each viewer, and the turns (the GM may start them only in an
+#: open scene: a scene opened under the GM's page offered no "Start the turns" until a reload).
+_STATUS = frozenset({"scene-status", "turns"})
+
+
+def _whole_table(event: Any) -> Iterable[int]:
+    """Every member of the event's campaign (a scene opened)."""
+    from tabletop.campaigns.models import Membership
+
+    campaign_id = event.scene.campaign_id
+    return Membership.objects.filter(campaign_id=campaign_id).values_list("user_id", flat=True)
+
+
 register(
     EventKind(
-        "scene_opened", "scenes/events/scene_opened.html", stale=_STATUS, public=payloads.SceneNamed
+        "scene_opened",
+        "scenes/events/scene_opened.html",
+        stale=_STATUS,
+        public=payloads.SceneNamed,
+        notifies=_whole_table,
+        mirror="scenes",
     )
 )
 register(
     EventKind(
-        "scene_closed", "scenes/events/scene_closed.html", stale=_STATUS, public=payloads.SceneNamed
+        "scene_closed",
+        "scenes/events/scene_closed.html",
+        stale=_STATUS,
+        public=payloads.SceneNamed,
+        mirror="scenes",
     )
 )
 register(
@@ -180,5 +229,7 @@ register(
         # a whisper keeps all of it secret, for its recipients alone
         public=payloads.Said | payloads.Nothing,
         secret=payloads.Whispered | payloads.Nothing,
+        spoken="scenes/events/chat_spoken.html",
+        mirror="chat",
     )
 )

@@ -6,9 +6,11 @@ scene: seqs stay gapless and procedure state never races) and turns a rule the e
 (``RulesError``) into the player's error message. The action keeps only its game logic::
 
     @scene_action(gm=True, system=SLUG, what="Operation challenges")
-    def challenge_call_off(*, scene, actor): ...
+    def challenge_call_off(*, scene, actor, context): ...
 
-``scene`` inside is the locked row (with its campaign). One lock order everywhere: an action on
+``scene`` inside is the locked row (with its campaign); ``context`` is the command's context
+(``CommandContext``: a blank one for an action called outside a command), which the action
+passes to ``record_event``. One lock order everywhere: an action on
 one roll or spend (a benny, a heal, a reveal, a plot point) passes ``locks=False`` and locks that
 row first (``rows.lock_roll``); ``record_event``'s write then takes the scene row. An action
 that locked the scene first and a roll after could deadlock against it on PostgreSQL.
@@ -30,6 +32,7 @@ from django.db import transaction
 from rules.core import RulesError
 from tabletop import systems
 from tabletop.scenes.access import membership, require_gm, require_open
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.fastpath import one_write
 from tabletop.scenes.models import Scene
 
@@ -77,12 +80,14 @@ def scene_action(
     locks: bool = True,
     atomic: bool = True,
 ) -> Callable[[Callable[P, T]], Callable[P, T]]:
-    """Wrap an action ``f(*, scene, actor, ...)``: authorise (``gm``: the GM only; else any
-    member), refuse a scene that is not open (``needs_open``) and a campaign of another system
-    (``system``, with ``what`` naming the moves in the error), then run it in one transaction
-    with the scene row locked (``locks``) and the rules' refusals as clear errors.
-    ``atomic=False`` (with ``locks=False``): no transaction is opened for the action, which
-    runs under ``fastpath.one_write``: its one write, its event, commits on its own, and where
+    """Wrap an action ``f(*, scene, actor, context, ...)``, called as ``f(*, scene, actor,
+    context=None, ...)`` (``context``: the command's ``CommandContext``, blank if None):
+    authorise (``gm``: the GM only; else any member), refuse a scene that is not open
+    (``needs_open``) and a campaign of another system (``system``, with ``what`` naming the
+    moves in the error), then run it in one transaction with the scene row locked (``locks``)
+    and the rules' refusals as clear errors. ``atomic=False`` (with ``locks=False``): no
+    transaction is opened for the action, which runs under ``fastpath.one_write`` (marked on
+    its context): its one write, its event, commits on its own, and where
     it writes more it opens ``transaction.atomic`` itself. Its first write must be its event
     (``record_event``): that write checks the scene the command went by, so its command may run
     on the scene as this process last saw it (``writes_event_first``)."""
@@ -90,20 +95,23 @@ def scene_action(
 
     def wrap(action: Callable[P, T]) -> Callable[P, T]:
         @functools.wraps(action)
-        def run(*, scene: Scene, actor: Any, **kwargs: Any) -> T:
+        def run(
+            *, scene: Scene, actor: Any, context: CommandContext | None = None, **kwargs: Any
+        ) -> T:
+            context = context if context is not None else CommandContext()
             if gm:
                 require_gm(scene.campaign, actor)
             else:
-                membership(scene.campaign, actor)
+                membership(scene.campaign, actor, context)
             if needs_open:
                 require_open(scene)
             if system is not None:
                 require_system(scene, system, what)
             if not atomic:
-                with rules_say_no(), one_write():
-                    return action(scene=scene, actor=actor, **kwargs)
+                with rules_say_no(), one_write(context):
+                    return action(scene=scene, actor=actor, context=context, **kwargs)
             with scene_locked(scene, locks=locks) as locked:
-                return action(scene=locked, actor=actor, **kwargs)
+                return action(scene=locked, actor=actor, context=context, **kwargs)
 
         if not atomic:
             _EVENT_FIRST.add(run)

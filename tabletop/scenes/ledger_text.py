@@ -276,6 +276,14 @@ def _said(data: Any) -> str:
     return ""
 
 
+def _speaker(entry: dict[str, Any]) -> str:
+    """The name an entry's line or roll was said as, when not its actor's own
+    (tabletop.scenes.speakers); "" otherwise, and for every entry recorded before speakers."""
+    public = entry.get("public")
+    speaker = public.get("speaker") if isinstance(public, dict) else None
+    return speaker if isinstance(speaker, str) and speaker != entry.get("actor") else ""
+
+
 def _rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for index, entry in enumerate(doc["entries"], 1):
@@ -290,6 +298,7 @@ def _rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "view": entry_view(index, entry),
                 "said": _said(entry.get("public")),
                 "said_md": _md_text(_said(entry.get("public"))),
+                "speaker_md": _md_text(_speaker(entry)),
                 "public_md": _code(public_text),
                 "opening": opening,
                 "opened_md": _code(opened) if opening else "",

@@ -138,3 +138,35 @@ def with_sheet(event: SceneEvent) -> SceneEvent:
     if event.character_id is not None:
         event.character = event.character.sheet
     return event
+
+
+class ReaderCursor(models.Model):
+    """A durable reader's place in a scene's events (tabletop/scenes/feed/durable.py): the
+    last seq it has handled, as ``user`` (a member, worked out afresh at each read) or as an
+    outsider (no user). It moves only by a conditional UPDATE in the transaction of what the
+    reader made of the events, so two processes never both handle the same ones."""
+
+    reader = models.CharField(max_length=40)
+    scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    seq = models.PositiveIntegerField(default=0)
+    moved_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reader", "scene", "user"],
+                condition=models.Q(user__isnull=False),
+                name="one_cursor_per_member",
+            ),
+            models.UniqueConstraint(
+                fields=["reader", "scene"],
+                condition=models.Q(user__isnull=True),
+                name="one_outside_cursor",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reader} on {self.scene_id} at {self.seq}"

@@ -1,8 +1,8 @@
 """A scene socket's opening: who opens it (their login session), and what they may see of the
-scene, authorised once; then where the scene's log stands, for the socket's hello, and what it
-missed (``replay``).
+scene, authorised once; then where the scene's log stands, for the socket's hello (what it
+missed is the feed's to read: ``feed.replay``).
 
-On PostgreSQL both run on the event loop (``fastpath.onloop``): the session's row, then the
+On PostgreSQL these run on the event loop (``fastpath.onloop``): the session's row, then the
 user with the scene's campaign and their membership in one statement, then the scene's newest
 seq at hello. Nothing goes to a database thread, and nothing is compiled by the ORM per socket
 (a table restart opens hundreds at once: bench/README.md, "Issue 37, the hot path as a design
@@ -25,7 +25,7 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import AnonymousUser
-from django.core.exceptions import SynchronousOnlyOperation, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import connections
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
@@ -118,18 +118,3 @@ async def newest_seq(scene_id: int) -> int:
     if not rows:
         raise Scene.DoesNotExist(f"scene {scene_id} is gone")
     return rows[0][0]
-
-
-async def replay(*, scene_id: int, viewer: Viewer, after_seq: int, upto_seq: int) -> list[str]:
-    """``selectors.replay_frames`` for a socket's catch-up: on the loop itself where the
-    scene's tail is read already (a table reconnecting asks once per socket: the first reads
-    it, on the database thread), rendered from what was read. Nothing here writes: should a
-    card need the database after all (Django refuses that on the loop's thread, before it
-    blocks), it is made again on the database thread."""
-    kwargs = {"scene_id": scene_id, "viewer": viewer, "after_seq": after_seq, "upto_seq": upto_seq}
-    if selectors.tail_read(scene_id, after_seq, upto_seq):
-        try:
-            return selectors.replay_frames(**kwargs)
-        except SynchronousOnlyOperation:
-            pass
-    return await database_sync_to_async(selectors.replay_frames)(**kwargs)

@@ -80,6 +80,10 @@ class RollData(TypedDict):
     odds: NotRequired[dict[str, Any]]
     #: the foe a roll was made against
     foe_id: NotRequired[int]
+    #: the name it was made as, when not the roller's own (tabletop.scenes.speakers)
+    speaker: NotRequired[str]
+    #: "character" (one of the roller's) or "npc" (the GM's)
+    voice: NotRequired[str]
 
 
 class RollSeen(TypedDict):
@@ -131,6 +135,8 @@ class Turn(TypedDict):
     team: NotRequired[str]
     #: cards whose controls the move changes
     refresh: NotRequired[list[int]]
+    #: the members the move hands the turn to (user ids: their characters' turn begins)
+    turn_to: NotRequired[list[int]]
 
 
 class SceneNamed(TypedDict):
@@ -152,14 +158,21 @@ class InlineRoll(TypedDict):
 
 
 class Said(TypedDict):
-    """A chat line, or an emote."""
+    """A chat line, or an emote, said as someone (tabletop.scenes.speakers)."""
 
+    #: the name it is said as: the member's own, a character's or an NPC's
     speaker: str
+    #: how, when not plainly by the member: "character", "npc", "ooc" or "narration"
+    voice: NotRequired[str]
+    #: the member who typed it, when it is said under another name
+    by: NotRequired[str]
     #: as said, each inline roll written in as ``[[its breakdown]]``
     text: str
     emote: bool
     #: its inline rolls, in the order they stand
     rolls: NotRequired[list[InlineRoll]]
+    #: the members it mentions (user ids: ``@name``, tabletop.scenes.mentions)
+    mentions: NotRequired[list[int]]
 
 
 class Whispered(Said):

@@ -12,10 +12,9 @@ viewer gets), deliver (``deliver``: to each audience's group, after commit).
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import weakref
-from collections.abc import Iterable, Iterator
-from contextvars import ContextVar
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -24,23 +23,12 @@ from django.utils import timezone
 
 from tabletop.characters.models import Character
 from tabletop.scenes import deliver, fastpath, kinds, ledger
+from tabletop.scenes.command_threads import Sends
 from tabletop.scenes.commitments import commit
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.fastpath.paths import Numbered
+from tabletop.scenes.feed import durable
 from tabletop.scenes.models import Audience, Scene, SceneEvent
-
-_command: ContextVar[list[str] | None] = ContextVar("scene_command", default=None)
-
-
-@contextlib.contextmanager
-def written_by(command_id: str) -> Iterator[None]:
-    """The first event recorded inside is the one command ``command_id`` wrote (one attempt
-    at it): the database holds a command id once per scene, so the same command sent again
-    cannot be recorded twice (``actions.run_command``)."""
-    token = _command.set([command_id] if command_id else None)
-    try:
-        yield
-    finally:
-        _command.reset(token)
 
 
 def written_already(*, scene_id: int, command_id: str) -> bool:
@@ -59,6 +47,7 @@ def record_event(
     secret: dict[str, Any] | None = None,
     parent: SceneEvent | None = None,
     recipients: Iterable[int] = (),
+    context: CommandContext | None = None,
 ) -> SceneEvent:
     """Store an event with the scene's next seq and broadcast it once the transaction commits.
 
@@ -69,11 +58,17 @@ def record_event(
     else the real one, read with the next seq under the scene row's lock (``fastpath``).
     ``kind`` must be a registered ``EventKind`` (tabletop.scenes.kinds) that allows ``audience``.
 
+    ``context``: the command recording it (``CommandContext``, passed down by its action): its
+    first event carries the command's id and checks the scene as seen it went by; under its
+    ``one_write`` the event may be written outside a transaction. None: no command's (a
+    transaction must be open).
+
     The steps: the event refused unless its kind allows it (``_allowed``), planned
     (``_planned``: what it holds before its seq, then built with its seq and ledger entry),
     written (``_written``) and delivered after commit (``_deliver_on_commit``)."""
+    context = context if context is not None else CommandContext()
     alone = not transaction.get_connection().in_atomic_block
-    assert not alone or fastpath.in_one_write(), "record_event needs a transaction (or one_write)"
+    assert not alone or context.one_write, "record_event needs a transaction (or one_write)"
     public, secret = public or {}, secret or {}
     recipients = _allowed(kind, audience, public, secret, recipients)
     draft = SceneEvent(
@@ -87,8 +82,8 @@ def record_event(
         parent=parent,
         recipients=recipients,
     )
-    event = _written(scene, _planned(draft), alone=alone)
-    _deliver_on_commit(event)
+    event = _written(scene, _planned(draft, context), context, alone=alone)
+    _deliver_on_commit(event, context.sends)
     return event
 
 
@@ -109,13 +104,12 @@ def _allowed(
     return recipients
 
 
-def _planned(draft: SceneEvent) -> Numbered:
+def _planned(draft: SceneEvent, context: CommandContext) -> Numbered:
     """What the event holds before its seq (the command's id, which its first event carries;
     the commitment to its secret; its time), and how it is numbered once the write knows its
     seq and the head it chains onto (``numbered``: it may run twice, when the scene moved
     since the command read it, and each run numbers the same unsaved event afresh)."""
-    pending = _command.get()
-    draft.command_id = pending.pop() if pending else ""
+    draft.command_id = context.take_command_id()
     if draft.secret and draft.audience not in (Audience.EVERYONE, Audience.WHISPER):
         draft.commitment, draft.nonce = commit(draft.secret)
     draft.created_at = timezone.now()
@@ -142,11 +136,13 @@ def _chain(event: SceneEvent, head: str) -> None:
     )
 
 
-def _written(scene: Scene, numbered: Numbered, *, alone: bool) -> SceneEvent:
+def _written(
+    scene: Scene, numbered: Numbered, context: CommandContext, *, alone: bool
+) -> SceneEvent:
     """Write the event (``fastpath.Paths.write_event``), numbered from the scene as the command
     read it where it can be; on a copy of the scene as this process last saw it, the command's
     first event checks it. ``scene`` moves with it: its seq and head are the event's."""
-    check = fastpath.check_as_seen(scene)
+    check = context.check_as_seen(scene)
     event = fastpath.paths().write_event(scene, numbered, check=check, alone=alone)
     scene.last_seq = event.seq
     if event.ledger_hash:
@@ -154,25 +150,28 @@ def _written(scene: Scene, numbered: Numbered, *, alone: bool) -> SceneEvent:
     return event
 
 
-def _deliver_on_commit(event: SceneEvent) -> None:
+def _deliver_on_commit(event: SceneEvent, sends: Sends) -> None:
     """Broadcast the event once its transaction commits (at once where none is open), with the
-    sheets its action notes meanwhile (``note_sheet``)."""
-    broadcast = _Broadcast(event)
+    sheets its action notes meanwhile (``note_sheet``), through the command's ``sends``."""
+    broadcast = _Broadcast(event, sends)
     _waiting[event.pk] = broadcast
     transaction.on_commit(broadcast)
+    # The durable readers (notifications, a mirror) only hear of it: they read off this thread.
+    transaction.on_commit(functools.partial(durable.recorded, event))
 
 
 class _Broadcast:
     """An event's broadcast, waiting for its transaction to commit, with the sheets its action
     saved in that transaction (``note_sheet``)."""
 
-    def __init__(self, event: SceneEvent) -> None:
+    def __init__(self, event: SceneEvent, sends: Sends) -> None:
         self.event = event
+        self.sends = sends
         self.sheets: dict[int, Character] = {}
 
     def __call__(self) -> None:
         # Looked up now: tests stub it.
-        deliver.broadcast_event(self.event, sheets=self.sheets)
+        deliver.broadcast_event(self.event, sheets=self.sheets, sends=self.sends)
 
 
 #: The broadcast of each event recorded in a transaction still open, by the event's row id

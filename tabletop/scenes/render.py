@@ -13,7 +13,7 @@ from typing import Any
 from tabletop.characters.models import Character, sheet_joins, sheet_model
 from tabletop.scenes import fastpath, kinds
 from tabletop.scenes.audiences import Viewer, Visibility, visibility
-from tabletop.scenes.cards import event_context
+from tabletop.scenes.cards import event_context, for_viewer
 from tabletop.scenes.fragments import render_fragment
 from tabletop.scenes.models import Scene, SceneEvent, with_sheet
 from tabletop.scenes.procedures import render_procedure_views
@@ -39,7 +39,7 @@ def render_card(
 
 
 #: The context keys in which two viewers with the same visibility of an event differ.
-VIEWER_KEYS = frozenset({"viewer_is_gm", "is_actor"})
+VIEWER_KEYS = frozenset({"viewer_is_gm", "is_actor", "for_viewer"})
 
 
 class _Asked(dict):  # type: ignore[type-arg]
@@ -99,7 +99,9 @@ def _render_card(
         return "", set()
     ctx = _Asked(event_context(event, vis, viewer))
     ctx["live"] = live
-    ctx["card_template"] = kinds.get(event.kind).template
+    kind = kinds.get(event.kind)
+    ctx["card_template"] = kind.template
+    ctx["spoken_template"] = kind.spoken
     ctx["oob"] = oob
     return render_fragment("scenes/_event.html", ctx), ctx.asked
 
@@ -131,6 +133,7 @@ class Renders:
         values = {
             "viewer_is_gm": viewer.is_gm,
             "is_actor": viewer.user_id is not None and viewer.user_id == event.actor_id,
+            "for_viewer": for_viewer(event, vis, viewer),
         }
         key = (event.pk, vis, live, oob)
         for asked, html in self._cards.get(key, ()):

@@ -55,7 +55,8 @@ class RollKind:
     against: Callable[[Any], dict[str, Any]] | None = None
     on_roll_form: bool = True  # False: rolled by a procedure only (the GM's perception roll)
     #: What a roll of this kind sets going at the table once everyone may see it (a foe that
-    #: strikes back): consequences(event=, rng=). Public rolls run it at once; a hidden roll's
+    #: strikes back): consequences(event=, rng=, context=), recording with the command's
+    #: context (its broadcasts held with the roll's). Public rolls run it at once; a hidden roll's
     #: wait for its reveal, so nothing gives a hidden outcome away (SECURITY.md).
     consequences: Callable[..., Any] | None = None
     #: Procedure views a roll of this kind makes stale (a contest's sides: "contests").

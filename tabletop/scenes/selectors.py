@@ -1,31 +1,39 @@
-"""Reads for live scenes: who may open a scene socket, and what a viewer may see."""
+"""Reads for live scenes: who may open a scene socket, who is present, who sits at the table.
+
+What a viewer missed of a scene's log is read by the feed (``feed.replay``); its
+``replay_frames`` is named here too, where the secrecy tests have always asked for it."""
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import F
 from django.utils import timezone
 
 from tabletop.campaigns.selectors import members_of, membership_of
 from tabletop.characters.models import Character
 from tabletop.scenes import fastpath
-from tabletop.scenes.audiences import Viewer, visibility
+from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.fastpath import onloop, sockets
-from tabletop.scenes.models import Presence, Scene, SceneEvent
-from tabletop.scenes.procedures import render_procedure_views
-from tabletop.scenes.render import Renders, every_event, render_frame
-from tabletop.scenes.tools import (
-    SCENE_STATUS,
-    TOOLS,
-    render_scene_status,
-    render_tools,
-    stale_tools_and_views,
-)
+from tabletop.scenes.feed.replay import replay_frames
+from tabletop.scenes.models import Presence, Scene
+
+__all__ = [
+    "Present",
+    "noticeable",
+    "online_users",
+    "online_users_of",
+    "presence_on_loop",
+    "presence_stale_after",
+    "replay_frames",
+    "scene_access",
+    "scene_last_seq",
+    "table_members",
+    "viewer_for",
+]
 
 
 def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
@@ -41,93 +49,6 @@ def scene_access(*, scene_id: int, user: Any) -> tuple[Viewer, int] | None:
 
 def scene_last_seq(*, scene_id: int) -> int:
     return Scene.objects.values_list("last_seq", flat=True).get(pk=scene_id)
-
-
-def replay_frames(
-    *, scene_id: int, viewer: Viewer, after_seq: int, upto_seq: int | None = None
-) -> list[str]:
-    """Frames for what the viewer missed in (``after_seq``, ``upto_seq``] (default: up to the
-    scene's newest seq), rendered as not live.
-
-    The events come from the scene's tail: read and rendered once for every socket of the scene
-    that asks for the same stretch within ``TAIL_SECONDS`` (a table reconnecting after a restart
-    asks eight times), each viewer getting only what ``visibility`` gives them
-    (``render.Renders``)."""
-    if upto_seq is None:
-        upto_seq = scene_last_seq(scene_id=scene_id)
-    tail = _tail(scene_id, after_seq, upto_seq)
-    seen = [event for event in tail.events if visibility(event, viewer) is not None]
-    frames = [render_frame(event, viewer, live=False, renders=tail.renders) for event in seen]
-    # Replayed frames don't carry what their live frames changed beside the card: the tools
-    # and procedure views these events made stale come after them, current, as one frame (a
-    # character's cells as the whole tool that holds them). The tools are rendered once for
-    # the GM and once for the players, a procedure view for each viewer.
-    stale = frozenset().union(*map(stale_tools_and_views, seen))
-    tools = frozenset(WHOLE_TOOL.get(name, name) for name in stale & TOOLS)
-    key = (viewer.is_gm, tools)
-    if tools and key not in tail.tools:
-        tail.tools[key] = render_tools(tail.scene, is_gm=viewer.is_gm, oob=True, only=tools)
-    views = stale - TOOLS - {SCENE_STATUS}
-    after = tail.tools.get(key, "") + "".join(
-        render_procedure_views(tail.scene, viewer, oob=True, only=views) if views else ()
-    )
-    if SCENE_STATUS in stale:
-        # Opened or closed while the page was away: its header, composer and tools as the
-        # scene is now (for this viewer: their own characters and sheets).
-        after += render_scene_status(tail.scene, viewer)
-    return [*frames, after] if after else frames
-
-
-#: A character's cells (an event's live frame) are the whole tool in a catch-up.
-WHOLE_TOOL = {"party-row": "party", "table-row": "table"}
-
-
-#: How long the stretch of a scene's log read for one socket's catch-up serves the others.
-TAIL_SECONDS = 5.0
-TAILS = 256  # the most kept at once
-
-
-@dataclass
-class _Tail:
-    scene: Scene
-    events: list[SceneEvent]
-    renders: Renders
-    read_at: float
-    tools: dict[tuple[bool, frozenset[str]], str] = field(default_factory=dict)
-
-
-_tails: dict[tuple[int, int, int], _Tail] = {}
-_tails_lock = threading.Lock()
-
-
-def tail_read(scene_id: int, after_seq: int, upto_seq: int) -> bool:
-    """Whether that stretch of the scene's log is read already (``replay_frames`` then needs
-    no statement)."""
-    found = _tails.get((scene_id, after_seq, upto_seq))
-    return found is not None and time.monotonic() - found.read_at <= TAIL_SECONDS
-
-
-def _tail(scene_id: int, after_seq: int, upto_seq: int) -> _Tail:
-    """The scene's events in (after_seq, upto_seq] as read at most TAIL_SECONDS ago, every one
-    of them (each viewer's are picked by ``visibility``). What changes an event changes it with
-    a later event, whose frame brings the change to every socket; a catch-up a moment old
-    shows what the table saw a moment ago, as a live frame would have."""
-    now = time.monotonic()
-    key = (scene_id, after_seq, upto_seq)
-    with _tails_lock:
-        for stale in [k for k, t in _tails.items() if now - t.read_at > TAIL_SECONDS]:
-            del _tails[stale]
-        found = _tails.get(key)
-    if found is not None:
-        return found
-    scene = Scene.objects.select_related("campaign").get(pk=scene_id)
-    events = [e for e in every_event(scene=scene, after_seq=after_seq) if e.seq <= upto_seq]
-    found = _Tail(scene, events, Renders(scene), now)
-    with _tails_lock:
-        _tails[key] = found
-        while len(_tails) > TAILS:
-            del _tails[next(iter(_tails))]
-    return found
 
 
 def presence_stale_after() -> timedelta:
@@ -229,3 +150,23 @@ def viewer_for(*, campaign: Any, user: Any) -> Viewer | None:
     if membership_of(campaign=campaign, user=user) is None:
         return None
     return Viewer(user_id=user.pk, is_gm=campaign.gm_id == user.pk)
+
+
+@dataclass(frozen=True)
+class LiveScene:
+    """An open scene of one of a member's campaigns, and who is at it now (``online_users``)."""
+
+    scene: Scene
+    present: list[Present]
+
+
+def live_scenes_for(*, user: Any) -> list[LiveScene]:
+    """The scenes open now in the campaigns ``user`` sits at (the home page's "Live now"), the
+    most recently opened first, each with who is there: two statements, however many."""
+    scenes = list(
+        Scene.objects.filter(status=Scene.Status.OPEN, campaign__memberships__user=user)
+        .select_related("campaign", "campaign__gm")
+        .order_by(F("opened_at").desc(nulls_last=True), "-pk")
+    )
+    present = online_users_of(scene_ids=[scene.pk for scene in scenes]) if scenes else {}
+    return [LiveScene(scene, present.get(scene.pk, [])) for scene in scenes]

@@ -25,6 +25,7 @@ from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.modes import modes_for
 from tabletop.scenes.procedures import render_procedure_views
 from tabletop.scenes.rollkinds import kinds_for
+from tabletop.scenes.speakers import SPEAKER_LIMIT
 
 
 def _rows(scene: Scene, characters: list[Character]) -> list[dict[str, Any]]:
@@ -235,7 +236,7 @@ def stale_tools_and_views(event: SceneEvent) -> frozenset[str]:
 # their tabs, a system's box in In play: a scene that opens or closes pushes them to every page
 # on it (``scene_opened``/``scene_closed`` make this stale), each rendered for its viewer, since
 # the Roll and Sheet tools hold a player's own characters. A page that was away gets them with
-# its catch-up (``selectors.replay_frames``), as the scene is then.
+# its catch-up (``feed.replay.replay_frames``), as the scene is then.
 
 #: The stale name of that part of the page (not a tool of ``TOOLS``: rendered per viewer).
 SCENE_STATUS = "scene-status"
@@ -261,6 +262,7 @@ def play_context(scene: Scene, viewer: Viewer) -> dict[str, Any]:
         "foes": Character.objects.of_campaign(campaign).filter(role=Character.Role.FOE),
         "roll_kinds": kinds_for(campaign.system),
         "roll_modes": [(m.name, m.label) for m in modes_for(is_gm=viewer.is_gm)],
+        "speaker_limit": SPEAKER_LIMIT,  # the longest NPC name the composer's picker takes
         # Read only while open: nothing of them shows otherwise.
         "sheets": sheet_tool(scene, viewer) if scene.is_open else [],
         "own_rolls": own_roll_buttons(scene, viewer) if scene.is_open else [],

@@ -10,9 +10,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from rules.core import RulesError
+from tabletop.accounts.models import table_preferences
 from tabletop.campaigns.models import Campaign
 from tabletop.characters.models import Character
 from tabletop.characters.saved_rolls import with_roller
+from tabletop.notify.selectors import since_at
 from tabletop.scenes import actions, ledger, ledger_text
 from tabletop.scenes.audiences import Viewer
 from tabletop.scenes.fragments import error_frame
@@ -65,10 +67,12 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "procedure_views": render_procedure_views(scene, viewer, oob=False),
             **play_context(scene, viewer),
             "cards": cards,
+            "since_at": since_at(events, user=request.user, scene=scene),
             "last_seq": events[-1][0].seq if events else 0,
             "earlier_before": events[0][0].seq if more else None,
             "online": online_users(scene_id=scene.pk),
             "members": table_members(scene.campaign),
+            "table_prefs": table_preferences(request.user),
         },
     )
 

@@ -119,8 +119,9 @@ class System:
     offers (bennies, plot points, ...), read by the generic card template's system partial.
     ``scene_extras``: ``scene_extras(scene, viewer, ruleset) -> dict`` more context for the
     scene page's system partial (``templates/systems/<slug>/scene_side.html``), if any.
-    ``due``: ``due(scene_id, now) -> int`` tasks the heartbeat and follow-ups run (windows
-    closing); each returns how many events it recorded.
+    ``due``: ``due(*, scene, now, context) -> int`` tasks the heartbeat and follow-ups run
+    (windows closing); each returns how many events it recorded, recording them with
+    ``context`` (a ``CommandContext``: where their broadcasts go).
     ``demo``: ``demo(campaign, users) -> None`` builds the demo table's characters.
     ``rollables``: ``rollables(character, ruleset) -> list[Rollable]`` every number of the
     character's sheet its rules roll (a skill, an attribute, a training perk...), in reading

@@ -28,7 +28,8 @@ The names, by what a system does with them:
   ``Frame``, ``Parsed``).
 - **Its events and actions**: ``EventKind``, ``ANY_AUDIENCE``, ``Audience``, ``Scene``,
   ``SceneEvent``, ``roll_data``, ``with_sheet`` (an event's character as its sheet);
-  ``scene_action`` and the action kit (``scene_locked``); a procedure's state
+  ``scene_action`` and the action kit (``scene_locked``), which hands each action its
+  command's ``CommandContext`` (passed on to ``record_event``/``record_roll``); a procedure's state
   (``procedure_state``, ``store_state``); saving rows in few statements (``save_together``,
   ``change_row``: a sheet changed from the sheet as the command read it, if its row still
   holds that, else from the row locked); recording (``record_event``, ``record_roll``,
@@ -97,6 +98,7 @@ from tabletop.scenes.commands import (
     Whole,
 )
 from tabletop.scenes.commitments import canonical_json
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.fastpath import change_row, character_locked, save_together
 from tabletop.scenes.kinds import ANY_AUDIENCE, EventKind
 from tabletop.scenes.kit import scene_action, scene_locked
@@ -144,6 +146,7 @@ __all__ = [
     "Character",
     "Choice",
     "Command",
+    "CommandContext",
     "Currency",
     "DieReading",
     "EventKind",

@@ -94,6 +94,10 @@ PAGES: tuple[SitePage, ...] = (
     SitePage("password-reset-confirm-invalid", "password_reset_confirm", "/accounts/reset/MQ/not-a-token/", ANONYMOUS),  # noqa: E501
     SitePage("password-reset-complete", "password_reset_complete", "/accounts/reset/done/", ANONYMOUS),  # noqa: E501
     SitePage("account", "account", "/accounts/me/", PLAYER),
+    # --- between game nights (tabletop/notify) ---------------------------------------------------
+    SitePage("notifications", "notify:list", "/notifications/", PLAYER),
+    SitePage("notify-campaign", "notify:campaign", "/notifications/campaign/{s[campaign]}/", PLAYER, system=SYSTEMS[0]),  # noqa: E501
+    SitePage("unsubscribe", "notify:unsubscribe", "/notifications/unsubscribe/not-a-token/", ANONYMOUS),  # noqa: E501
     SitePage("account-gm", "account", "/accounts/me/", GM),
     SitePage("account-delete", "account_delete", "/accounts/me/delete/", PLAYER),
     SitePage("account-delete-errors", "account_delete", "/accounts/me/delete/", PLAYER, submit="Delete my account for good"),  # noqa: E501
@@ -152,7 +156,14 @@ NOT_PAGES: dict[str, str] = {
     "campaigns:member_remove": "POST only; its htmx partial is part of campaign-detail-gm",
     "campaigns:invite_email": "POST only; its htmx partial is part of campaign-detail-gm",
     "campaigns:delete": "POST only; its form is on campaign-settings-*, it redirects home",
+    "discord:save": "POST only; its htmx partial is part of campaign-settings-* (the Discord "
+    "mirror; errors: that page again)",
+    "discord:test": "POST only; its htmx partial is part of campaign-settings-*",
+    "discord:off": "POST only; its htmx partial is part of campaign-settings-*",
+    "discord:status": "htmx only (the Discord mirror's status, polled); a plain GET redirects "
+    "to campaign-settings-*",
     "account_email": "POST only; it redirects to the account page (errors: that page again)",
+    "account_table": "POST only; it redirects to the account page (errors: that page again)",
     "account_session_end": "POST only; it redirects to the account page",
     "account_sessions_end": "POST only; it redirects to the account page",
     "account_download": "a download (a zip of what is the user's), linked from the account page",
@@ -166,6 +177,7 @@ NOT_PAGES: dict[str, str] = {
     "scenes:odds": "an htmx fragment of the scene page's roll forms",
     "dice_reference_roll": "an htmx fragment of the dice reference page (a demonstration roll)",
     "scenes:earlier": "an htmx fragment of the scene page's log",
+    "notify:seen": "POST only; the scene page's read mark (static/js/seen.js)",
     "scenes:ledger_json": "a download (the session ledger), linked from the scene page's head",
     "scenes:ledger_md": "a download (the session ledger), linked from the scene page's head",
     "scenes:ledger_html": "a download that verifies itself opened from disk (test_ledger.py)",

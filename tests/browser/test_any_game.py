@@ -54,6 +54,9 @@ def test_a_game_night_of_any_game(browser: Browser, server, size):
     gm.goto(f"{server.url}/campaigns/{pk}/settings/")
     gm.get_by_label("The table's currency").fill("Hero point / Hero points")
     gm.get_by_role("button", name=re.compile("^Save")).first.click()
+    # The page after the save says so (the field alone held the typed words before it went:
+    # moving on at once could leave before the form reached the server).
+    expect(gm.get_by_text("Ruleset saved.")).to_be_visible()
     expect(gm.get_by_label("The table's currency")).to_have_value("Hero point / Hero points")
 
     # alice joins with her character (the invitation itself is tested elsewhere).

@@ -33,7 +33,10 @@ CHANGE_FIELDS = """(form, mode) => {
     if (e.name === "mode") { e.value = mode; }
     else if (e.name === "character") { continue; }
     else if (e.tagName === "SELECT" && e.options.length > 1) {
-      e.selectedIndex = e.options.length - 1;
+      // The last choice a person could make: not another character's (disabled) skill.
+      const offered = Array.from(e.options).filter(
+        (o) => !o.disabled && !(o.parentNode.tagName === "OPTGROUP" && o.parentNode.disabled));
+      offered[offered.length - 1].selected = true;  // not by value: options share values
     } else if (e.type === "number") {
       const up = (+e.value || 0) + 1;
       e.value = e.max !== "" && up > +e.max ? (+e.value || 0) - 1 : up;

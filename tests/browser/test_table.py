@@ -96,9 +96,10 @@ class Seat:
         ``stay_away`` only on ``come_back`` (what is said meanwhile is surely missed)."""
         if stay_away:  # the page's own retry put off past the test
             self.page.evaluate("() => { htmx.config.wsReconnectDelay = () => 600000; }")
-        # 1012 "service restart": as when the server restarts (a clean 1000 close would mean
-        # the page closed it on purpose, and it would not come back).
-        self.sockets[-1].close(code=1012)
+        # 1011 "server error": the page comes back on its own retry (a clean 1000 close would
+        # mean the page closed it on purpose, and it would not come back; 1012, a stopping
+        # server, brings it back at once, whatever its retry says).
+        self.sockets[-1].close(code=1011)
         expect(self.page.locator("#connection")).to_have_text("reconnecting…")
 
     def come_back(self) -> None:

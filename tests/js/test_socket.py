@@ -167,3 +167,28 @@ def test_an_ended_session_says_why_before_its_login_link(reason, words):
 def test_a_4401_close_ends_the_session_even_without_its_frame(detail, ends):
     body = "return m.endsSession(c.detail === null ? undefined : c.detail);"
     assert one("socket.js", body, {"detail": detail}) == ends
+
+
+AT_ONCE = "return m.reconnectAtOnce(c.detail, c.random);"
+
+
+def test_a_stopping_server_s_close_reconnects_at_once():
+    # 1012 (service restart): another process serves, so the page does not wait out the
+    # extension's backoff; the waits spread the pages of the stopped process over 250 ms.
+    waits = run(
+        "socket.js",
+        AT_ONCE,
+        [{"detail": {"event": {"code": 1012}}, "random": r} for r in (0, 0.5, ALMOST_ONE)],
+    )
+    assert waits[0] == 0
+    assert waits[1] == 125
+    assert 0 < waits[2] < 250
+
+
+@pytest.mark.parametrize("code", [1006, 1011, 1013, 1000, 4401])
+def test_other_closes_keep_the_extension_s_backoff(code):
+    assert one("socket.js", AT_ONCE, {"detail": {"event": {"code": code}}, "random": 0}) is None
+
+
+def test_a_close_without_its_event_keeps_the_backoff():
+    assert one("socket.js", AT_ONCE, {"detail": {}, "random": 0}) is None

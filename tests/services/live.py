@@ -117,6 +117,8 @@ class SceneClient:
     answered_at: dict[str, float] = field(default_factory=dict)  # the first, time.monotonic()
     answer_log: list[dict[str, Any]] = field(default_factory=list)  # every answer, in order
     _ids: Any = field(default_factory=itertools.count)
+    #: Where it reconnects after a drop, in turn after ``ws_url`` (a proxy's other processes).
+    fallbacks: list[str] = field(default_factory=list)
     _socket: ClientConnection | None = None
     _task: asyncio.Task | None = None
     _closing: bool = False
@@ -125,10 +127,11 @@ class SceneClient:
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
+        urls = itertools.cycle([self.ws_url, *self.fallbacks])
         while not self._closing:
             try:
                 async with connect(
-                    self.ws_url,
+                    next(urls),
                     origin=self.origin,
                     additional_headers={"Cookie": f"sessionid={self.cookie}"},
                     open_timeout=3,
@@ -243,13 +246,17 @@ class LiveTable:
         made = json.loads(last_line(server.shell(SETUP)))
         return cls(server=server, scene_id=made["scene"], cookies=made["cookies"])
 
-    async def join(self, who: str, server: Server | None = None) -> SceneClient:
-        """Open ``who``'s scene socket on ``server`` (default: the table's) and wait for seq 1."""
+    async def join(
+        self, who: str, server: Server | None = None, *, fallbacks: list[Server] = ()
+    ) -> SceneClient:
+        """Open ``who``'s scene socket on ``server`` (default: the table's) and wait for seq 1;
+        after a drop it reconnects to each of ``fallbacks`` in turn, then ``server`` again."""
         server = server or self.server
         client = SceneClient(
             ws_url=f"{server.ws_url}/ws/scenes/{self.scene_id}/",
             origin=server.url,
             cookie=self.cookies[who],
+            fallbacks=[f"{other.ws_url}/ws/scenes/{self.scene_id}/" for other in fallbacks],
         )
         self.clients.append(client)
         client.start()

@@ -84,11 +84,11 @@ def _no_scene_kept_from_another_test(monkeypatch: pytest.MonkeyPatch):
 
 @pytest.fixture(autouse=True)
 def _no_tail_kept_from_another_test(monkeypatch: pytest.MonkeyPatch):
-    # Nor any stretch of a scene's log read for a catch-up (selectors._tails): a new test's
+    # Nor any stretch of a scene's log read for a catch-up (feed.replay._tails): a new test's
     # scene may have an earlier test's id.
-    from tabletop.scenes import selectors
+    from tabletop.scenes.feed import replay
 
-    monkeypatch.setattr(selectors, "_tails", {})
+    monkeypatch.setattr(replay, "_tails", {})
 
 
 @pytest.fixture(autouse=True)

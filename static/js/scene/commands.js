@@ -11,6 +11,7 @@
 // still waiting, is refused at once where it was made, saying why, with a link to log in again.
 
 import { follow } from "./log.js";
+import { pickedSpeaker, withSpeaker } from "./speaking.js";
 import {
   endedWords, isOffline, isOpen, loginLink, reconnectNow, sessionEnded, transmit
 } from "./socket.js";
@@ -308,7 +309,8 @@ export function listen(formDone) {
     const form = evt.detail && evt.detail.elt;
     if (!form || !evt.detail.parameters || (evt.detail.errors && evt.detail.errors.length)) { return; }
     evt.preventDefault();
-    const frame = Object.assign({}, evt.detail.parameters);
+    // A roll form's roll goes as the speaker picked beside the message box.
+    const frame = withSpeaker(Object.assign({}, evt.detail.parameters), pickedSpeaker());
     // Pressed again while its command waits: the same command again if it is stuck (the table
     // away, or "not sent"); else a roll form sends nothing (a double click is one roll), and
     // another form (a card's or a tool's button: a GM's "+1" pressed twice means two) a second.

@@ -8,6 +8,8 @@
 
 import { me, recall, remember, scene, sceneKey } from "./page.js";
 import { make, retry, stuck, waitingLine } from "./commands.js";
+import { pickedSpeaker, withSpeaker } from "./speaking.js";
+import { focusLog } from "./keys.js";
 
 const history = [];  // the lines sent, for ArrowUp
 let recalled = -1;
@@ -33,12 +35,24 @@ function members() {
   try { return data ? JSON.parse(data.textContent) : []; } catch (e) { return []; }
 }
 
+// The names the Speaking-as choice offers (the member's characters; the GM's NPCs too).
+function speakers() {
+  const picker = document.getElementById("speaking-as");
+  if (!picker) { return []; }
+  return Array.from(picker.options).map(function (o) { return o.value; }).filter(Boolean);
+}
+
 // The error under the box (kind "error"), or nothing. Help is not shown here: a long list
 // under the box took the log's height, down to a strip (showHelp).
+// The box is marked invalid while an error stands under it (its aria-describedby reads it).
 function composerStatus(kind, lines) {
   const status = document.getElementById("composer-status");
   if (!status) { return; }
   status.textContent = "";
+  const box = document.getElementById("composer-text");
+  if (box) {
+    if (kind === "error") { box.setAttribute("aria-invalid", "true"); } else { box.removeAttribute("aria-invalid"); }
+  }
   if (kind === "error") {
     const p = document.createElement("p");
     p.className = "error";
@@ -103,6 +117,7 @@ function submitComposer(form) {
   const picked = document.getElementById("table-mode");
   const result = window.TabletopComposer.parse(box.value, {
     members: members(),
+    speakers: speakers(),
     me: parseInt((root && root.getAttribute("data-user")) || "0", 10),
     mode: picked ? picked.value : null  // /r rolls in the mode picked under the box
   });
@@ -124,6 +139,7 @@ function submitComposer(form) {
     return;
   }
   const text = box.value;
+  withSpeaker(result.frame, pickedSpeaker());  // as the picker says, unless the line said (/as, /ooc)
   const made = make(result.frame, form, text, function (answer) { lineAnswered(form, text, answer); });
   if (!made) { keepDraft(); }  // the session ended: refused at once, the line kept
 }
@@ -183,9 +199,30 @@ export function listen() {
       recalled = recallAt(recalled, history.length);
       box.value = history[recalled];
     } else if (evt.key === "Escape") {
-      composerStatus("", []);
+      // First the help or the error under the box goes; with nothing there, the box is left
+      // for the log (and its cards' keys).
+      const help = document.getElementById("composer-help");
+      const status = document.getElementById("composer-status");
+      if (help && help.matches(":popover-open")) {
+        help.hidePopover();
+      } else if (status && status.textContent.trim()) {
+        composerStatus("", []);
+      } else {
+        evt.preventDefault();
+        focusLog();
+      }
     }
   });
+
+  // The help closed (its Close button, a click elsewhere): the focus it had goes back to the box.
+  document.addEventListener("toggle", function (evt) {
+    if (!evt.target || evt.target.id !== "composer-help" || evt.newState !== "closed") { return; }
+    const active = document.activeElement;
+    if (!active || active === document.body || evt.target.contains(active)) {
+      const box = document.getElementById("composer-text");
+      if (box) { box.focus(); }
+    }
+  }, true);
 
   document.addEventListener("input", function (evt) {
     if (evt.target && evt.target.id === "composer-text") { fitComposer(evt.target); }

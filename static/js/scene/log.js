@@ -176,7 +176,7 @@ export function replayCursor(from, until, now) {
 
 // A frame's cards, before htmx swaps it in: its new card (in the log's beforeend wrapper) and
 // the cards it changes in place (its top-level ones).
-function frameCards(message) {
+export function frameCards(message) {
   const frame = document.createElement("template");
   frame.innerHTML = message;
   const cards = [];

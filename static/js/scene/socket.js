@@ -11,6 +11,12 @@ const RECONNECT_FIRST_MS = 500;
 const RECONNECT_CAP_MS = 4000;
 // Close codes the extension reconnects after (abnormal, server error, restart, try later).
 const RECONNECTS_AFTER = [1006, 1011, 1012, 1013];
+// A server process that is stopping (a restart, a rolling deploy) closes with 1012: another
+// process is serving, so the page reconnects at once, within RESTART_SPREAD_MS (spread so
+// every page of the stopped process does not arrive in the same instant), not after the
+// extension's backoff.
+const SERVICE_RESTART = 1012;
+const RESTART_SPREAD_MS = 250;
 // A socket's readyState, by the standard's numbers (named here: Node, which runs this module's
 // tests, has no WebSocket before version 22).
 const CONNECTING = 0;
@@ -28,6 +34,13 @@ let connectNow = null;  // that wrapper's own connect
 export function reconnectDelay(retryCount, random) {
   const ceiling = Math.min(RECONNECT_CAP_MS, RECONNECT_FIRST_MS * Math.pow(2, retryCount));
   return ceiling / 2 + random * (ceiling / 2);
+}
+
+// The wait before reconnecting after a close (detail: the close's), in ms, when it is sooner
+// than the extension's own retry: a stopping server's 1012, within RESTART_SPREAD_MS; else null.
+export function reconnectAtOnce(detail, random) {
+  const code = detail && detail.event ? detail.event.code : null;
+  return code === SERVICE_RESTART ? random * RESTART_SPREAD_MS : null;
 }
 
 // Before htmx processes the page (scene.js says why that holds for a module).
@@ -179,6 +192,8 @@ export function closed(evt) {
   const status = document.getElementById("connection");
   const word = status ? closeWord(status.getAttribute("data-state"), evt.detail) : null;
   if (word) { setStatus(word, "closed"); }
+  const soon = endedReason === null ? reconnectAtOnce(evt.detail, Math.random()) : null;
+  if (soon !== null) { setTimeout(reconnectNow, soon); }
 }
 
 export function troubled() {

@@ -70,6 +70,20 @@ export function showTab(name, keep) {
   });
   if (keep) { remember("sessionStorage", tabKey(), name); }
   if (name === "log") { scrollLog(); }
+  paneStop();
+}
+
+// The tools' pane scrolls: it is a tab stop of its own only while the tool showing has no
+// control to reach (its controls take the keyboard there, one stop fewer on the way to Roll).
+const CONTROL = "a[href], button:not([disabled]), input:not([type='hidden']), select, textarea, summary";
+
+function paneStop() {
+  const pane = document.querySelector(".side-pane");
+  if (!pane) { return; }
+  const tool = Array.prototype.filter.call(pane.querySelectorAll("[role='tabpanel']"), function (t) {
+    return !t.hidden;
+  })[0];
+  if (tool && tool.querySelector(CONTROL)) { pane.removeAttribute("tabindex"); } else { pane.setAttribute("tabindex", "0"); }
 }
 
 function currentTab() {

@@ -6,7 +6,8 @@ module per domain (as Zulip's ``zerver/actions``): ``scenes`` (scenes, presence)
 (chat lines and whispers), ``rolls`` (rolls and reveals), ``awards`` (the GM's awards),
 ``spends`` (what every spend shares), ``turns`` (the turn tracker). A game system's
 actions live in its package (tabletop/systems/<slug>/). Each module's ``COMMANDS`` are
-websocket commands (tabletop.scenes.commands); ``run_command`` is the consumer's entry point.
+websocket commands (tabletop.scenes.commands); ``run_command`` is the one entry point for a
+command from a socket (``commands.call_action`` calls the action itself).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from tabletop.scenes.actions.turns import (
     turns_start,
     turns_stop,
 )
+from tabletop.scenes.command_threads import AT_ONCE, Sends
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.due import FollowUp, settle_due
 from tabletop.scenes.modes import ROLL_MODES
 from tabletop.scenes.rows import foe_for
@@ -70,15 +73,18 @@ def run_command(
     user: Any,
     data: dict[str, Any],
     command_id: str = "",
+    sends: Sends = AT_ONCE,
 ) -> FollowUp | None:
-    """Dispatch one websocket command to its action (the consumer's only entry point). A
-    returned ``FollowUp`` is due work to run when a window the command opened closes.
+    """Run one websocket command: the scene read (or as last seen), the command's action
+    called (``commands.call_action``), once however often it is sent. A returned
+    ``FollowUp`` is due work to run when a window the command opened closes.
 
     ``command_id`` is the page's id for the command: its first event holds it (with the
     sender's user id), once per scene, so a command sent again is never made twice: its write
     fails on that and it raises ``CommandRepeated``. A frame that says it is sent ``again`` is
     checked first, as a repeat must not be refused by what its first run changed (a benny it
-    already spent)."""
+    already spent). ``sends``: where its events' broadcasts go (a command thread's ``Held``
+    outlet, ``command_threads.run_in_scene``)."""
     key = f"{user.pk}:{command_id}" if command_id else ""
     if (
         key
@@ -87,14 +93,16 @@ def run_command(
     ):
         raise CommandRepeated(command_id)
     try:
-        return _run(command, scene_id, user, data, key)
+        return _run(command, scene_id, user, data, key, sends)
     except IntegrityError:
         if key and record.written_already(scene_id=scene_id, command_id=key):
             raise CommandRepeated(command_id) from None
         raise
 
 
-def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str) -> Any:
+def _run(
+    command: str, scene_id: int, user: Any, data: dict[str, Any], key: str, sends: Sends
+) -> Any:
     """One command, on the scene as last seen when it can be (``fastpath``'s map).
 
     A command whose event checks the scene it went by (``Command.checks_scene``) runs on the
@@ -106,7 +114,7 @@ def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str)
     if read is not None:
         seq = read.scene.last_seq
         try:
-            result = _run_on(read, command, user, data, key)
+            result = _run_on(read, command, user, data, key, sends)
         except (fastpath.SceneMoved, ValidationError, PermissionDenied):
             fastpath.forget_scene(scene_id)
             if read.scene.last_seq != seq:
@@ -122,15 +130,22 @@ def _run(command: str, scene_id: int, user: Any, data: dict[str, Any], key: str)
     read = fastpath.read_scene(scene_id, user=user)
     if read is None:
         raise ValidationError("That scene does not exist.")
-    result = _run_on(read, command, user, data, key)
+    result = _run_on(read, command, user, data, key, sends)
     if found.checks_scene:
         fastpath.saw_scene(read.scene)
     return result
 
 
-def _run_on(read: fastpath.SceneRead, command: str, user: Any, data: Any, key: str) -> Any:
-    with record.written_by(key), fastpath.running_on(read):
-        return commands.run_command(command=command, scene=read.scene, user=user, data=data)
+def _run_on(
+    read: fastpath.SceneRead, command: str, user: Any, data: Any, key: str, sends: Sends
+) -> Any:
+    """One attempt at the command on ``read``, in a context of its own (``CommandContext``):
+    its first event carries ``key`` and checks the scene as seen; its broadcasts go to
+    ``sends``."""
+    context = CommandContext.for_command(read, key, sends)
+    return commands.call_action(
+        command=command, scene=read.scene, user=user, data=data, context=context
+    )
 
 
 __all__ = [

@@ -12,6 +12,7 @@ from tabletop import systems
 from tabletop.characters.actions import character_adjust
 from tabletop.characters.models import Character
 from tabletop.scenes.commands import Command, Raw, Rolling, Text
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.record import record_event
@@ -21,7 +22,15 @@ from tabletop.scenes.values import whole
 
 
 @scene_action(gm=True, locks=False)  # character_adjust is one conditional UPDATE
-def award(*, scene: Scene, actor: Any, character: Character, field: str, amount: int) -> SceneEvent:
+def award(
+    *,
+    scene: Scene,
+    actor: Any,
+    character: Character,
+    field: str,
+    amount: int,
+    context: CommandContext,
+) -> SceneEvent:
     """The GM awards (or takes back) a currency, or marks or heals harm, live: any the
     campaign's system declares the GM steps (``Currency.gm_steps``).
 
@@ -62,6 +71,7 @@ def award(*, scene: Scene, actor: Any, character: Character, field: str, amount:
             "amount": amount,
             "harm": declared.harm,
         },
+        context=context,
     )
 
 

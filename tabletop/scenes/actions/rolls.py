@@ -17,7 +17,8 @@ from rules.core import Rng
 from tabletop.characters.models import Character, sheet_joins
 from tabletop.characters.saved_rolls import with_roller
 from tabletop.scenes import dice
-from tabletop.scenes.commands import Command, Frame, Parsed, Rolling, Text, Whole
+from tabletop.scenes.commands import Command, Frame, Parsed, Raw, Rolling, Text, Whole
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.kit import scene_action
 from tabletop.scenes.models import Audience, Scene, SceneEvent, roll_data, with_sheet
 from tabletop.scenes.modes import MODES, ROLL_MODES
@@ -30,6 +31,7 @@ from tabletop.scenes.rollkinds import (
     offered,
 )
 from tabletop.scenes.rows import foe_for
+from tabletop.scenes.speakers import speaker_for
 
 __all__ = ["ROLL_MODES", "record_roll", "roll", "reveal"]
 
@@ -47,6 +49,7 @@ def record_roll(
     extra: dict[str, Any] | None = None,
     roller: str = "",
     odds: dict[str, str] | None = None,
+    context: CommandContext | None = None,
 ) -> SceneEvent:
     """Record a roll event, the one shape every roll card, reveal and dashboard reads. Players
     outside a hidden roll's audience get who rolled and how: no dice, no count (``public``);
@@ -84,28 +87,15 @@ def record_roll(
         public=public,
         secret=secret,
         parent=parent,
+        context=context,
     )
 
 
-@scene_action(locks=False, atomic=False)  # a transaction only where the roll writes more
-def roll(
-    *,
-    scene: Scene,
-    actor: Any,
-    roll_kind: str,
-    mode: str = "public",
-    character: Character | None = None,
-    data: dict[str, Any] | None = None,
-    foe: Character | None = None,
-    rng: Rng | None = None,
-) -> SceneEvent:
-    """Roll one of the roll forms' roll kinds in a mode (public, gm, blind, self, secret).
-
-    ``foe``: the foe a roll is made against (its difficulty is the roll's); the kind's
-    consequences may use it (a conductor attack that misses makes it strike back).
-    """
-    campaign = scene.campaign
-    kind = ROLL_KINDS.get(roll_kind)
+def _refuse_bad_roll(
+    kind: Any, roll_kind: str, mode: str, campaign: Any, actor: Any, foe: Any
+) -> None:
+    """Refuse a roll kind (``roll_kind`` as sent) the campaign's system does not offer, a mode
+    that is none or not the actor's, and a self roll against a foe."""
     if not offered(kind, campaign.system):
         raise ValidationError(f"Unknown roll {str(roll_kind)[:40]!r} for this system.")
     if mode not in MODES:
@@ -118,6 +108,34 @@ def roll(
             "A self roll changes nothing at the table, so it is not made against a foe: "
             "pick another mode, or type the difficulty."
         )
+
+
+@scene_action(locks=False, atomic=False)  # a transaction only where the roll writes more
+def roll(
+    *,
+    scene: Scene,
+    actor: Any,
+    roll_kind: str,
+    mode: str = "public",
+    character: Character | None = None,
+    data: dict[str, Any] | None = None,
+    foe: Character | None = None,
+    speaking_as: Any = "",
+    rng: Rng | None = None,
+    context: CommandContext,
+) -> SceneEvent:
+    """Roll one of the roll forms' roll kinds in a mode (public, gm, blind, self, secret).
+
+    ``foe``: the foe a roll is made against (its difficulty is the roll's); the kind's
+    consequences may use it (a conductor attack that misses makes it strike back).
+    ``speaking_as``: the name the roll is made as (``speakers.speaker_for``; blank: the
+    actor's own), kept with the roll (secret with a hidden one's dice: its stub names the
+    roller alone, as before).
+    """
+    campaign = scene.campaign
+    kind = ROLL_KINDS.get(roll_kind)
+    _refuse_bad_roll(kind, roll_kind, mode, campaign, actor, foe)
+    speaker = speaker_for(scene=scene, actor=actor, name=speaking_as)
     # The roll reads the system's sheet (no query when the character was read as one).
     character = character.sheet if character is not None else None
     foe = foe.sheet if foe is not None else None
@@ -141,16 +159,19 @@ def roll(
             label=kind.label,
             outcome=outcome,
             mode=mode,
-            extra={"foe_id": foe.pk} if foe is not None else None,
+            extra={**({"foe_id": foe.pk} if foe is not None else {}), **speaker.for_roll()},
             odds=odds,
+            context=context,
         )
         if follows:
-            kind.consequences(event=event, rng=rng)
+            kind.consequences(event=event, rng=rng, context=context)
     return event
 
 
 @scene_action(gm=True, needs_open=False, locks=False)
-def reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -> SceneEvent:
+def reveal(
+    *, scene: Scene, actor: Any, seq: int, rng: Rng | None = None, context: CommandContext
+) -> SceneEvent:
     """The GM shows a hidden roll to everyone; its nonce is published so browsers verify it.
 
     What the roll sets going at the table (its kind's consequences) comes now, as it would have
@@ -182,10 +203,11 @@ def reveal(*, scene: Scene, actor: Any, seq: int, rng: Rng | None = None) -> Sce
             "mode": event.public.get("mode", ""),
             "own": event.actor_id == actor.pk,
         },
+        context=context,
     )
     kind = ROLL_KINDS.get(str(roll_data(event).get("roll_kind", "")))
     if kind is not None and kind.consequences is not None:
-        kind.consequences(event=event, rng=dice.game_dice(rng))
+        kind.consequences(event=event, rng=dice.game_dice(rng), context=context)
     return shown
 
 
@@ -207,6 +229,7 @@ COMMANDS = (
         mode=Text("mode", "public"),
         data=Frame(),
         foe=Parsed(_foe),
+        speaking_as=Raw("as"),
     ),
     Command("reveal", reveal, seq=Whole("seq", "Which roll?")),
 )

@@ -16,6 +16,7 @@ from tabletop.campaigns.models import Campaign
 from tabletop.scenes import command_threads, selectors
 from tabletop.scenes.access import require_gm
 from tabletop.scenes.audiences import scene_group
+from tabletop.scenes.command_threads import AT_ONCE, Sends
 from tabletop.scenes.due import settle_due_in
 from tabletop.scenes.fastpath import onloop, sockets
 from tabletop.scenes.fragments import presence_frame
@@ -69,7 +70,10 @@ def scene_close(*, scene: Scene, actor: Any) -> Scene:
 
 
 def presence_broadcast(
-    *, scene_id: int, present: tuple[selectors.Present, ...] | None = None
+    *,
+    scene_id: int,
+    present: tuple[selectors.Present, ...] | None = None,
+    sends: Sends = AT_ONCE,
 ) -> tuple[selectors.Present, ...]:
     """Send who is on the scene (``present``, or as the database has it now) to all its
     sockets, and return it (``beats`` calls this once for a burst of joins and leaves, and
@@ -78,7 +82,7 @@ def presence_broadcast(
     if present is None:
         present = tuple(selectors.online_users(scene_id=scene_id))
     html = presence_frame(scene_id=scene_id, users=list(present), gm_id=scene.campaign.gm_id)
-    command_threads.group_send(scene_group(scene_id), {"type": "scene.presence", "html": html})
+    sends.send(scene_group(scene_id), {"type": "scene.presence", "html": html})
     return present
 
 
@@ -89,7 +93,9 @@ async def presence_announce(
     (``fastpath.onloop``: one statement), else on the database thread; None when the scene is
     gone."""
     if not onloop.available():
-        return await command_threads.run(presence_broadcast, scene_id=scene_id, present=present)
+        return await command_threads.run_holding(
+            presence_broadcast, scene_id=scene_id, present=present
+        )
     found = await selectors.presence_on_loop(scene_id)
     if found is None:
         return None
@@ -142,11 +148,11 @@ class Heartbeat:
     present: tuple[selectors.Present, ...]
 
 
-def _settled(scene: Scene) -> int:
+def _settled(scene: Scene, sends: Sends) -> int:
     """``settle_due_in`` for one scene of a beat: a scene whose due work fails is logged and
     beats on, and so do the others of its call (the database's own failures end the call)."""
     try:
-        return settle_due_in(scene)
+        return settle_due_in(scene, sends=sends)
     except DatabaseError:
         raise
     except Exception:
@@ -154,13 +160,16 @@ def _settled(scene: Scene) -> int:
         return 0
 
 
-def heartbeat(*, beating: dict[int, dict[str, int | None]]) -> dict[int, Heartbeat]:
+def heartbeat(
+    *, beating: dict[int, dict[str, int | None]], sends: Sends = AT_ONCE
+) -> dict[int, Heartbeat]:
     """One process's beat for all its scenes at once: keep the presence of each local socket
     fresh (with the round trip its page measured last; ``beating`` maps each scene to its
     sockets' channel names and round trips, None when unknown or unchanged), settle what is
     due (spend windows, unattended checks: the safety net when the process that scheduled them
-    died), and return each scene's newest seq, which each socket compares with what it has, and
-    who is present now. A scene that is gone has no entry.
+    died; their broadcasts go to ``sends``), and return each scene's newest seq, which each
+    socket compares with what it has, and who is present now. A scene that is gone has no
+    entry.
 
     Three statements for any number of quiet scenes: a beat per scene cost a thread hop and
     four statements per scene every period, most of what an idle table costs (bench/README.md,
@@ -182,7 +191,7 @@ def heartbeat(*, beating: dict[int, dict[str, int | None]]) -> dict[int, Heartbe
     # The scenes and their campaigns in one statement.
     for scene in Scene.objects.select_related("campaign").filter(pk__in=list(beating)):
         newest[scene.pk] = scene.last_seq
-        if _settled(scene):
+        if _settled(scene, sends):
             newest[scene.pk] = selectors.scene_last_seq(scene_id=scene.pk)  # what it recorded
     # Who is present: a member whose process died drops out here once their presence is stale.
     present = selectors.online_users_of(scene_ids=list(newest))

@@ -1,5 +1,6 @@
 """Chat at the table: lines said to everyone, ``/me`` emotes, and whispers, each with its inline
-rolls (``[[1d20+5]]``, tabletop.scenes.inline_rolls).
+rolls (``[[1d20+5]]``, tabletop.scenes.inline_rolls), said as the member, one of their characters
+or (the GM) an NPC, out of character, or as the GM's narration (tabletop.scenes.speakers).
 
 A whisper goes through the same audience machinery as a hidden roll (``Audience.WHISPER``): it is
 stored as a scene event whose ``recipients`` name who may read it, and ``visibility`` gives every
@@ -16,11 +17,14 @@ from django.core.exceptions import ValidationError
 from rules.core import Rng
 from tabletop.campaigns.models import Membership
 from tabletop.scenes import dice
-from tabletop.scenes.commands import Command, Field, Parsed
+from tabletop.scenes.commands import Command, Field, Parsed, Raw
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.inline_rolls import inline_rolls
 from tabletop.scenes.kit import scene_action
+from tabletop.scenes.mentions import mentioned
 from tabletop.scenes.models import Audience, Scene, SceneEvent
 from tabletop.scenes.record import record_event
+from tabletop.scenes.speakers import NARRATION, OOC, speaker_for
 
 #: The longest line the table takes (a paragraph, not a document).
 CHAT_LIMIT = 1000
@@ -60,17 +64,34 @@ def _recipients(scene: Scene, actor: Any, to: list[int]) -> list[Any]:
 
 @scene_action(locks=False, atomic=False)  # a line is its event alone
 def chat(
-    *, scene: Scene, actor: Any, text: str, to: list[int], rng: Rng | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    text: str,
+    to: list[int],
+    speaking_as: Any = "",
+    voice: Any = "",
+    rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
-    """Say a line to the table, or whisper it to the members in ``to`` (user ids). Its inline
-    rolls (``[[1d20+5]]``) are rolled now and kept in its event, under its audience."""
+    """Say a line to the table, or whisper it to the members in ``to`` (user ids), as
+    ``speaking_as`` (a name: blank for the actor) or in ``voice`` (``speakers.LINE_VOICES``:
+    out of character, narration). Its inline rolls (``[[1d20+5]]``) are rolled now and kept in
+    its event, under its audience."""
     line, emote = _line(text)
+    speaker = speaker_for(scene=scene, actor=actor, name=speaking_as, voice=voice)
+    if emote and speaker.voice in (OOC, NARRATION):
+        raise ValidationError(
+            "An emote is what a character does: /me or /emas, without /ooc or /desc."
+        )
     line, rolls = inline_rolls(line, rng=dice.game_dice(rng))
-    said: dict[str, Any] = {"speaker": actor.get_username(), "text": line, "emote": emote}
+    said: dict[str, Any] = {**speaker.said(), "text": line, "emote": emote}
     if rolls:
         said["rolls"] = rolls
+    if named := mentioned(scene.campaign, line, author_id=actor.pk):
+        said["mentions"] = named
     if not to:
-        return record_event(scene=scene, kind="chat", actor=actor, public=said)
+        return record_event(scene=scene, kind="chat", actor=actor, public=said, context=context)
     recipients = _recipients(scene, actor, to)
     said["to"] = [user.get_username() for user in recipients]
     return record_event(
@@ -80,6 +101,7 @@ def chat(
         audience=Audience.WHISPER,
         secret=said,
         recipients=[user.pk for user in recipients],
+        context=context,
     )
 
 
@@ -111,6 +133,15 @@ def _text(scene: Scene, user: Any, data: Any) -> str:
     return value
 
 
-COMMANDS = (Command("chat", chat, text=Parsed(_text), to=Recipients()),)
+COMMANDS = (
+    Command(
+        "chat",
+        chat,
+        text=Parsed(_text),
+        to=Recipients(),
+        speaking_as=Raw("as"),
+        voice=Raw("voice"),
+    ),
+)
 
 __all__ = ["CHAT_LIMIT", "COMMANDS", "chat"]

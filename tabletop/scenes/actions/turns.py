@@ -21,6 +21,7 @@ from tabletop.characters.models import Character
 from tabletop.scenes import dice
 from tabletop.scenes.access import require_player
 from tabletop.scenes.commands import Blank, Choice, Command, Member, Parsed, Rolling, Text, Whole
+from tabletop.scenes.context import CommandContext
 from tabletop.scenes.kit import rules_say_no, scene_action
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.scenes.procedures import turns as turns_view
@@ -30,13 +31,25 @@ from tabletop.scenes.record import record_event
 # --- the turn tracker (every system) -------------------------------------------------------------
 
 
-def _turn_event(scene: Scene, actor: Any, message: str, **extra: Any) -> SceneEvent:
+def _turn_event(
+    scene: Scene, actor: Any, message: str, *, context: CommandContext | None = None, **extra: Any
+) -> SceneEvent:
     return record_event(
         scene=scene,
         kind="turn",
         actor=actor,
         public={"message": message, **extra},
+        context=context,
     )
+
+
+def turn_to(scene: Scene, tracker: TurnTracker) -> list[int]:
+    """The members whose characters' turn it is now (they are told: tabletop/notify)."""
+    if not tracker.started or not tracker.current_team:
+        return []
+    ids = [int(p) for p in tracker.members(tracker.current_team) if p.isdigit()]
+    owners = Character.objects.filter(campaign=scene.campaign, pk__in=ids)
+    return sorted(set(owners.values_list("owner_id", flat=True)))
 
 
 def turns_state(scene: Scene) -> tuple[dict[str, Any], TurnTracker]:
@@ -69,7 +82,9 @@ def _team_name(raw: Any, default: str) -> str:
 
 
 @scene_action(gm=True)
-def turns_start(*, scene: Scene, actor: Any, lineup: Iterable[tuple[Character, str]]) -> SceneEvent:
+def turns_start(
+    *, scene: Scene, actor: Any, lineup: Iterable[tuple[Character, str]], context: CommandContext
+) -> SceneEvent:
     """The GM starts the turns with the scene's characters in teams (seed 003 "Turn Order": "if
     you find the characters in a scene grouped into teams, have the teams take turns
     together"). Teams go in the order they are first named; the GM may reorder them."""
@@ -93,7 +108,8 @@ def turns_start(*, scene: Scene, actor: Any, lineup: Iterable[tuple[Character, s
         f"{team}: {', '.join(tracker.participant(p).name for p in tracker.members(team))}"
         for team in tracker.order
     )
-    return _turn_event(scene, actor, f"Turns begin ({order}). {event.message}")
+    message = f"Turns begin ({order}). {event.message}"
+    return _turn_event(scene, actor, message, turn_to=turn_to(scene, tracker), context=context)
 
 
 def _current_player(scene: Scene, actor: Any, tracker: TurnTracker) -> None:
@@ -109,7 +125,12 @@ def _current_player(scene: Scene, actor: Any, tracker: TurnTracker) -> None:
 
 @scene_action()
 def turns_end(
-    *, scene: Scene, actor: Any, shown_round: int | None = None, shown_team: str | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    shown_round: int | None = None,
+    shown_team: str | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """End the current team's turn; the next one's begins (a new round after the last team).
 
@@ -136,34 +157,49 @@ def turns_end(
     if event.refreshed:
         back = ", ".join(tracker.participant(p).name for p in event.refreshed)
         message += f" Reaction back: {back}."
-    return _turn_event(scene, actor, message, round=event.round, team=event.team)
+    handed = turn_to(scene, tracker)
+    return _turn_event(
+        scene, actor, message, round=event.round, team=event.team, turn_to=handed, context=context
+    )
 
 
 @scene_action()
-def turns_act(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
+def turns_act(
+    *, scene: Scene, actor: Any, character: Character, context: CommandContext
+) -> SceneEvent:
     """The character spends their one action this turn (on something that needs no check here)."""
-    return _player_spends(scene, actor, character, lambda tracker, pid: tracker.take_action(pid))
+    return _player_spends(
+        scene, actor, character, lambda tracker, pid: tracker.take_action(pid), context
+    )
 
 
 @scene_action()
-def turns_react(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
+def turns_react(
+    *, scene: Scene, actor: Any, character: Character, context: CommandContext
+) -> SceneEvent:
     """The character spends their reaction for this round (seed: "You can react once per
     round, to any event you are aware of")."""
-    return _player_spends(scene, actor, character, lambda tracker, pid: tracker.use_reaction(pid))
+    return _player_spends(
+        scene, actor, character, lambda tracker, pid: tracker.use_reaction(pid), context
+    )
 
 
-def _player_spends(scene: Scene, actor: Any, character: Character, spend: Callable) -> SceneEvent:
+def _player_spends(
+    scene: Scene, actor: Any, character: Character, spend: Callable, context: CommandContext
+) -> SceneEvent:
     """A player's character spends its action or reaction on the tracker (``spend``)."""
     require_player(scene, actor, character)
     state, tracker = turns_state(scene)
     with rules_say_no():
         tracker, event = spend(tracker, turns_view.participant_id(character))
     store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
-    return _turn_event(scene, actor, event.message)
+    return _turn_event(scene, actor, event.message, context=context)
 
 
 @scene_action(gm=True)
-def turns_join(*, scene: Scene, actor: Any, character: Character, team: str = "") -> SceneEvent:
+def turns_join(
+    *, scene: Scene, actor: Any, character: Character, team: str = "", context: CommandContext
+) -> SceneEvent:
     """The GM adds a character (a new team goes last in the order)."""
     if character.campaign_id != scene.campaign_id:
         raise ValidationError("That character is not in this campaign.")
@@ -175,11 +211,13 @@ def turns_join(*, scene: Scene, actor: Any, character: Character, team: str = ""
             turns_view.participant_id(character), name=character.name, team=team
         )
     store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
-    return _turn_event(scene, actor, event.message)
+    return _turn_event(scene, actor, event.message, context=context)
 
 
 @scene_action(gm=True)
-def turns_leave(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
+def turns_leave(
+    *, scene: Scene, actor: Any, character: Character, context: CommandContext
+) -> SceneEvent:
     """The GM takes a character out of the turns (the turn passes on if their team empties)."""
     state, tracker = turns_state(scene)
     pid = turns_view.participant_id(character)
@@ -189,13 +227,17 @@ def turns_leave(*, scene: Scene, actor: Any, character: Character) -> SceneEvent
         tracker, event = tracker.remove_participant(pid)
     if not tracker.participants:
         store_state(scene, turns_view.NAME, None)
-        return _turn_event(scene, actor, f"{event.message} Nobody is left: the turns end.")
+        return _turn_event(
+            scene, actor, f"{event.message} Nobody is left: the turns end.", context=context
+        )
     store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
-    return _turn_event(scene, actor, event.message)
+    return _turn_event(scene, actor, event.message, context=context)
 
 
 @scene_action(gm=True)
-def turns_move(*, scene: Scene, actor: Any, team: str, step: int) -> SceneEvent:
+def turns_move(
+    *, scene: Scene, actor: Any, team: str, step: int, context: CommandContext
+) -> SceneEvent:
     """The GM moves a team one place earlier (-1) or later (+1) in the turn order."""
     if step not in (-1, 1):
         raise ValidationError("Move a team one place up or down.")
@@ -213,11 +255,11 @@ def turns_move(*, scene: Scene, actor: Any, team: str, step: int) -> SceneEvent:
     with rules_say_no():
         tracker, event = tracker.set_order(order)
     store_state(scene, turns_view.NAME, {**state, "tracker": tracker.to_dict()})
-    return _turn_event(scene, actor, event.message)
+    return _turn_event(scene, actor, event.message, context=context)
 
 
 @scene_action(gm=True)
-def turns_stop(*, scene: Scene, actor: Any) -> SceneEvent:
+def turns_stop(*, scene: Scene, actor: Any, context: CommandContext) -> SceneEvent:
     """The GM ends the turns (a check still waiting for reactions is dropped, never rolled)."""
     state, tracker = turns_state(scene)
     if not tracker.participants:
@@ -229,7 +271,7 @@ def turns_stop(*, scene: Scene, actor: Any) -> SceneEvent:
         refresh.append(state["pending"]["seq"])
         message += " The waiting check is dropped."
     store_state(scene, turns_view.NAME, None)
-    return _turn_event(scene, actor, message, refresh=refresh)
+    return _turn_event(scene, actor, message, refresh=refresh, context=context)
 
 
 # --- an initiative order (a system whose turns go by initiative) ----------------------------
@@ -299,6 +341,7 @@ def initiative_add(
     name: str = "",
     initiative: str = "",
     rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """The GM adds an entry to the initiative order: a character of the campaign, or a free
     name ("Goblin 2"), with its initiative typed or rolled, or none yet. The order sorts."""
@@ -314,12 +357,18 @@ def initiative_add(
         tracker, event = tracker.add_entry(entry, name=name, initiative=value)
     _store_order(scene, state, tracker)
     message = f"{told}. {name} joins the order." if told else event.message
-    return _turn_event(scene, actor, message, round=tracker.round)
+    return _turn_event(scene, actor, message, round=tracker.round, context=context)
 
 
 @scene_action(gm=True)
 def initiative_set(
-    *, scene: Scene, actor: Any, entry: str, initiative: str, rng: Rng | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    entry: str,
+    initiative: str,
+    rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """The GM rolls (1d20+2) or types (15) an entry's initiative; the order sorts, and the
     entry whose turn it is keeps it."""
@@ -332,35 +381,40 @@ def initiative_set(
     with rules_say_no():
         tracker, _ = tracker.set_initiative(who.id, value)
     _store_order(scene, state, tracker)
-    return _turn_event(scene, actor, f"{told}.", round=tracker.round)
+    return _turn_event(scene, actor, f"{told}.", round=tracker.round, context=context)
 
 
 @scene_action(gm=True)
-def initiative_remove(*, scene: Scene, actor: Any, entry: str) -> SceneEvent:
+def initiative_remove(
+    *, scene: Scene, actor: Any, entry: str, context: CommandContext
+) -> SceneEvent:
     """The GM takes an entry out of the order (the turn passes on if it was theirs)."""
     state, tracker = _initiative_order(scene)
     with rules_say_no():
         tracker, event = tracker.remove_participant(str(entry)[:20])
     if not tracker.participants:
         store_state(scene, turns_view.NAME, None)
-        return _turn_event(scene, actor, f"{event.message} The order is empty.")
+        return _turn_event(scene, actor, f"{event.message} The order is empty.", context=context)
     _store_order(scene, state, tracker)
-    return _turn_event(scene, actor, event.message, round=tracker.round)
+    return _turn_event(scene, actor, event.message, round=tracker.round, context=context)
 
 
 @scene_action(gm=True)
-def initiative_start(*, scene: Scene, actor: Any) -> SceneEvent:
+def initiative_start(*, scene: Scene, actor: Any, context: CommandContext) -> SceneEvent:
     """Round 1 begins at the top of the order."""
     state, tracker = _initiative_order(scene)
     with rules_say_no():
         tracker, event = tracker.start()
     _store_order(scene, state, tracker)
     order = ", ".join(f"{tracker.participant(p).name}" for p in tracker.order)
-    return _turn_event(scene, actor, f"Initiative: {order}. {event.message}", round=tracker.round)
+    message = f"Initiative: {order}. {event.message}"
+    return _turn_event(
+        scene, actor, message, round=tracker.round, turn_to=turn_to(scene, tracker), context=context
+    )
 
 
 @scene_action(gm=True)
-def initiative_turn(*, scene: Scene, actor: Any, step: int) -> SceneEvent:
+def initiative_turn(*, scene: Scene, actor: Any, step: int, context: CommandContext) -> SceneEvent:
     """The GM moves the turn to the next entry (a new round after the last) or back one."""
     if step not in (-1, 1):
         raise ValidationError("Move the turn to the next or the previous entry.")
@@ -369,7 +423,10 @@ def initiative_turn(*, scene: Scene, actor: Any, step: int) -> SceneEvent:
     with rules_say_no():
         tracker, event = tracker.end_turn() if step == 1 else tracker.previous_turn()
     _store_order(scene, state, tracker)
-    return _turn_event(scene, actor, event.message, round=event.round)
+    handed = turn_to(scene, tracker)
+    return _turn_event(
+        scene, actor, event.message, round=event.round, turn_to=handed, context=context
+    )
 
 
 # --- commands ---

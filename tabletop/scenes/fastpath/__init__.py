@@ -8,14 +8,15 @@ Which path a command takes (``actions.run_command``):
    write is its event) runs on this process's copy of the scene as last seen, when there is one
    (``scene_as_seen``); every other command, and those without a copy, read the scene with its
    campaign and the actor's membership in one statement (``read_scene``). Either way the
-   command gets a ``SceneRead`` and runs on it (``running_on``): the kit asks it whether the
-   actor is a member (``member_known``) before it queries.
+   command gets a ``SceneRead``, carried in its ``CommandContext`` (tabletop/scenes/context.py):
+   the kit asks it whether the actor is a member (``member_known``) before it queries.
 2. **Its event** (``record.record_event`` -> ``Paths.write_event``): numbered from the scene as
    read when no event came since, and, on a copy as seen, only if the scene, its campaign and
-   the membership are unchanged (``check_as_seen``; else ``SceneMoved``, nothing written, and
-   the command runs again on a fresh read). PostgreSQL: one statement, without a transaction
-   for a roll that writes nothing else (``one_write``). Portable: the scene's row locked, read
-   and compared, then written, in a transaction of its own.
+   the membership are unchanged (the context's ``check_as_seen``; else ``SceneMoved``, nothing
+   written, and the command runs again on a fresh read). PostgreSQL: one statement, without a
+   transaction for a roll that writes nothing else (``one_write``, which marks the context).
+   Portable: the scene's row locked, read and compared, then written, in a transaction of its
+   own.
 3. **Rows it saves** (``save_together``, ``change_row``): PostgreSQL saves several rows, or a
    row on the condition that it is still as the command read it (``Paths.save_if_as_read``),
    in one statement; the twin reads the row once under its lock, compares and saves in the
@@ -39,18 +40,15 @@ from typing import Any
 
 from django.db import transaction
 
-from tabletop.scenes.fastpath.onewrite import in_one_write, one_write
+from tabletop.scenes.fastpath.onewrite import one_write
 from tabletop.scenes.fastpath.paths import M, Paths, Row
 from tabletop.scenes.fastpath.portable import PortablePaths
 from tabletop.scenes.fastpath.postgres import PostgresPaths
 from tabletop.scenes.fastpath.scenes import (
     SceneMoved,
     SceneRead,
-    check_as_seen,
     forget_scene,
-    member_known,
     read_scene,
-    running_on,
     saw_scene,
     scene_as_seen,
 )
@@ -90,14 +88,10 @@ __all__ = [
     "change_row",
     "character_in_campaign",
     "character_locked",
-    "check_as_seen",
     "forget_scene",
-    "in_one_write",
-    "member_known",
     "one_write",
     "paths",
     "read_scene",
-    "running_on",
     "save_together",
     "saw_scene",
     "scene_as_seen",

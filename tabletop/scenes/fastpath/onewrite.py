@@ -16,38 +16,39 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from contextvars import ContextVar
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.transaction import TransactionManagementError
 
-_one_write: ContextVar[bool] = ContextVar("one_write", default=False)
+from tabletop.scenes.context import CommandContext
 
 
 @contextlib.contextmanager
-def one_write() -> Iterator[None]:
+def one_write(context: CommandContext | None = None) -> Iterator[CommandContext]:
     """Run an action whose only write is its event without opening a transaction for it (the
-    kit runs every ``scene_action(atomic=False)`` under it).
+    kit runs every ``scene_action(atomic=False)`` under it): ``context`` (a blank one if None),
+    yielded, says so to ``record_event`` while it runs (``CommandContext.one_write``).
 
     Reads are free; where ``settings.CHECK_ONE_WRITE`` is on, a second write outside a
     transaction is refused before it runs (``OneWriteGuard``), so an action that comes to write
     more cannot lose its all-or-nothing unnoticed: it needs ``transaction.atomic``. Inside a
     transaction already (a procedure's roll, a test), this changes nothing."""
+    context = context if context is not None else CommandContext()
     connection = transaction.get_connection()
     if connection.in_atomic_block:
-        yield
+        yield context
         return
-    token = _one_write.set(True)
+    before, context.one_write = context.one_write, True
     try:
         if settings.CHECK_ONE_WRITE:
             with connection.execute_wrapper(OneWriteGuard(connection)):
-                yield
+                yield context
         else:
-            yield
+            yield context
     finally:
-        _one_write.reset(token)
+        context.one_write = before
 
 
 class OneWriteGuard:
@@ -66,8 +67,3 @@ class OneWriteGuard:
                     "A second write outside a transaction: this action needs transaction.atomic."
                 )
         return execute(sql, params, many, context)
-
-
-def in_one_write() -> bool:
-    """Whether an event may be written outside a transaction here (inside ``one_write``)."""
-    return _one_write.get()

@@ -6,20 +6,16 @@ checks that nothing they went by has changed (``Command.checks_scene``): they ne
 scene first, a round trip per roll or chat line (bench/README.md). One command at a time per
 scene uses its copy (``command_threads.run_in_scene``); anything else writes through rows of its
 own, and a command that then finds the scene moved runs again on the scene read afresh
-(``actions.run_command``). While a command runs (``running_on``), the kit asks ``member_known``
-before it queries the membership, and the command's first event asks ``check_as_seen`` whether
-its write must check the scene.
+(``actions.run_command``). The command carries its read in its context (``CommandContext``): the
+kit asks it whether the actor is a member before it queries the membership, and the command's
+first event asks it whether its write must check the scene.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from tabletop.campaigns.models import Campaign
 from tabletop.scenes.fastpath import statements
 from tabletop.scenes.models import Scene
 
@@ -79,44 +75,3 @@ def saw_scene(scene: Scene) -> None:
 
 def forget_scene(scene_id: int) -> None:
     _seen.pop(scene_id, None)
-
-
-@dataclass
-class _Running:
-    read: SceneRead
-    unchecked: bool = field(default=False)  # a scene as seen whose first write is still to come
-
-
-_running: ContextVar[_Running | None] = ContextVar("scene_read", default=None)
-
-
-@contextlib.contextmanager
-def running_on(read: SceneRead) -> Iterator[None]:
-    """Run one command on ``read``: what the kit and the first event ask below."""
-    token = _running.set(_Running(read, unchecked=read.as_seen))
-    try:
-        yield
-    finally:
-        _running.reset(token)
-
-
-def member_known(campaign: Campaign, user: Any) -> bool | None:
-    """Whether ``user`` is a member of ``campaign`` as the running command's read says (the
-    same campaign object, the same user), or None when it says nothing about them."""
-    running = _running.get()
-    if running is None:
-        return None
-    read = running.read
-    if read.user_id != user.pk or read.scene.campaign is not campaign:
-        return None
-    return read.member
-
-
-def check_as_seen(scene: Scene) -> SceneRead | None:
-    """The scene as seen that this event's write must check: the running command's copy, for
-    its first event only (later ones are numbered as usual); None otherwise."""
-    running = _running.get()
-    if running is None or not running.unchecked or running.read.scene is not scene:
-        return None
-    running.unchecked = False
-    return running.read

@@ -19,6 +19,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from tabletop import systems
+from tabletop.scenes import spoken
 
 register = template.Library()
 
@@ -310,3 +311,11 @@ def roll_odds(odds: Any) -> dict[str, str] | None:
     if not isinstance(percent, str) or not percent or not isinstance(goal, str):
         return None
     return {"percent": percent, "goal": goal}
+
+
+@register.filter
+def spoken_roll(data: Any) -> str:
+    """A roll card's line for the ear (tabletop/scenes/spoken.py): who, what, result, outcome."""
+    if not isinstance(data, Mapping):
+        return ""
+    return spoken.roll_line(data, outcome_label(data))

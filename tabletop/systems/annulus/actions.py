@@ -39,6 +39,7 @@ from tabletop.systems.api import (
     Blank,
     Character,
     Command,
+    CommandContext,
     Picks,
     Raw,
     Rolling,
@@ -133,6 +134,7 @@ def challenge_setup(
     types: Any,
     length: int | None = None,
     rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """The GM sets up an operation challenge: the secret mask and every die are rolled now.
 
@@ -164,6 +166,7 @@ def challenge_setup(
             "dice": list(challenge.visible_values()),
         },
         secret=challenge.layout(),
+        context=context,
     )
     state = {
         "number": number,
@@ -174,7 +177,7 @@ def challenge_setup(
         "ended": None,
     }
     if challenge.finished:  # solved as rolled (a single die, a lucky row): over at once
-        _end(scene, state, challenge, challenge.status.value, actor=actor)
+        _end(scene, state, challenge, challenge.status.value, actor=actor, context=context)
     store_state(scene, STATE_KEY, state)
     return event
 
@@ -190,6 +193,7 @@ def challenge_adjust(
     in_view: Any = None,
     character: Character | None = None,
     rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """Someone at the table moves one visible die 1 up or down; the op check comes first.
 
@@ -224,14 +228,17 @@ def challenge_adjust(
             "in_view": len(new.visible_indices()),
             "outcome": "failure" if result.jammed else "success",
         },
+        context=context,
     )
     last = {"kind": "adjust", "seq": event.seq, "visible_index": result.visible_index}
-    _advance(scene, state, new, actor=actor, last=last)
+    _advance(scene, state, new, actor=actor, last=last, context=context)
     return event
 
 
 @scene_action(gm=True, system="annulus", what=CHALLENGES)
-def challenge_reveal(*, scene: Scene, actor: Any, position: Any) -> SceneEvent:
+def challenge_reveal(
+    *, scene: Scene, actor: Any, position: Any, context: CommandContext
+) -> SceneEvent:
     """The GM reveals one hidden die of their choice (``position`` in the whole chain).
 
     Seed: "only one is revealed at a time and only when all visible dice are solved. The GM can
@@ -250,9 +257,10 @@ def challenge_reveal(*, scene: Scene, actor: Any, position: Any) -> SceneEvent:
             "die": result.visible_index + 1,
             "in_view": len(new.visible_indices()),
         },
+        context=context,
     )
     last = {"kind": "reveal", "seq": event.seq, "visible_index": result.visible_index}
-    _advance(scene, state, new, actor=actor, last=last)
+    _advance(scene, state, new, actor=actor, last=last, context=context)
     return event
 
 
@@ -268,6 +276,7 @@ def challenge_toolkit(
     in_view: Any = None,
     character: Character | None = None,
     rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """Use a toolkit ability: its check first; a failure greys it out for this challenge.
 
@@ -280,9 +289,7 @@ def challenge_toolkit(
     rules = scene.campaign.effective_ruleset()
     tools = {t.name: t for t in annulus.toolkit_abilities(ruleset=rules)}
     tool = tools[lookup(str(ability)[:60], tools, "toolkit ability")]
-    number = None
-    if tool.effect == "set_value":
-        number = whole(value, "The new number (1 to 12)")
+    number = whole(value, "The new number (1 to 12)") if tool.effect == "set_value" else None
     state, challenge = _running(scene)
     position = None
     if tool.effect != "reveal":
@@ -311,37 +318,50 @@ def challenge_toolkit(
             "in_view": len(new.visible_indices()),
             "outcome": "success" if result.check.passed else "failure",
         },
+        context=context,
     )
     kind = "reveal" if tool.effect == "reveal" and result.applied else "toolkit"
     last = {"kind": kind, "seq": event.seq, "visible_index": shown}
-    _advance(scene, state, new, actor=actor, last=last)
+    _advance(scene, state, new, actor=actor, last=last, context=context)
     return event
 
 
 @scene_action(gm=True, system="annulus", what=CHALLENGES, needs_open=False)
-def challenge_call_off(*, scene: Scene, actor: Any) -> SceneEvent:
+def challenge_call_off(*, scene: Scene, actor: Any, context: CommandContext) -> SceneEvent:
     """The GM ends the challenge unfinished; the layout is published all the same.
 
     Allowed in a closed scene too: a challenge left sealed could never be verified.
     """
     state, challenge = _running(scene)
-    event = _end(scene, state, challenge, "called_off", actor=actor)
+    event = _end(scene, state, challenge, "called_off", actor=actor, context=context)
     store_state(scene, STATE_KEY, state)
     return event
 
 
 def _advance(
-    scene: Scene, state: dict[str, Any], new: Challenge, *, actor: Any, last: dict[str, Any]
+    scene: Scene,
+    state: dict[str, Any],
+    new: Challenge,
+    *,
+    actor: Any,
+    last: dict[str, Any],
+    context: CommandContext,
 ) -> None:
     """Store the challenge after a move; a solved or failed chain ends it at once."""
     state.update(challenge=new.to_dict(), last=last)
     if new.finished:
-        _end(scene, state, new, new.status.value, actor=actor)
+        _end(scene, state, new, new.status.value, actor=actor, context=context)
     store_state(scene, STATE_KEY, state)
 
 
 def _end(
-    scene: Scene, state: dict[str, Any], challenge: Challenge, how: str, *, actor: Any
+    scene: Scene,
+    state: dict[str, Any],
+    challenge: Challenge,
+    how: str,
+    *,
+    actor: Any,
+    context: CommandContext | None = None,
 ) -> SceneEvent:
     """Publish the layout and its nonce: the setup card is revealed, the end card verifies."""
     setup = SceneEvent.objects.select_for_update().get(scene=scene, seq=state["setup_seq"])
@@ -366,6 +386,7 @@ def _end(
             "jammed": list(challenge.jammed),
             **published,
         },
+        context=context,
     )
     state.update(ended=how, end_seq=event.seq, published=published)
     return event

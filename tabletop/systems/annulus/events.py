@@ -93,18 +93,21 @@ EVENT_KINDS = (
         ANY_AUDIENCE,
         public=ChallengeSet,
         secret=Layout,
+        mirror="table",
     ),
-    EventKind(
-        "challenge_adjust", "systems/annulus/events/adjust.html", _VIEW, public=ChallengeAdjust
+    *(
+        EventKind(
+            f"challenge_{step}",
+            f"systems/annulus/events/{step}.html",
+            _VIEW,
+            public=payload,
+            mirror="table",
+        )
+        for step, payload in (
+            ("adjust", ChallengeAdjust),
+            ("reveal", ChallengeReveal),
+            ("toolkit", ChallengeToolkit),
+            ("end", ChallengeEnd),
+        )
     ),
-    EventKind(
-        "challenge_reveal", "systems/annulus/events/reveal.html", _VIEW, public=ChallengeReveal
-    ),
-    EventKind(
-        "challenge_toolkit",
-        "systems/annulus/events/toolkit.html",
-        _VIEW,
-        public=ChallengeToolkit,
-    ),
-    EventKind("challenge_end", "systems/annulus/events/end.html", _VIEW, public=ChallengeEnd),
 )

@@ -15,6 +15,7 @@ from tabletop.systems.api import (
     PC,
     Character,
     Command,
+    CommandContext,
     Currency,
     EventKind,
     Rolling,
@@ -61,7 +62,9 @@ def _note(raw: Any) -> str:
 
 
 @scene_action(system="any_game", what="Spending the table's currency", locks=False)
-def currency_spend(*, scene: Scene, actor: Any, character: Character, note: str = "") -> SceneEvent:
+def currency_spend(
+    *, scene: Scene, actor: Any, character: Character, note: str = "", context: CommandContext
+) -> SceneEvent:
     """The character's player spends one of its currency (the GM, one of an NPC's or a
     foe's, whose player the GM is); refused, changing nothing, with none left."""
     named = CURRENCY.named(scene.campaign.effective_ruleset())
@@ -84,6 +87,7 @@ def currency_spend(*, scene: Scene, actor: Any, character: Character, note: str 
             "left": left,
             "note": note,
         },
+        context=context,
     )
 
 
@@ -102,6 +106,7 @@ EVENT_KINDS = (
         "systems/any_game/events/spend.html",
         stale=frozenset({"party", "table"}),
         public=Spend,
+        mirror="spends",
     ),
 )
 

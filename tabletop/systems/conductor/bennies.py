@@ -14,6 +14,7 @@ from tabletop.systems import api
 from tabletop.systems.api import (
     Audience,
     Command,
+    CommandContext,
     Raw,
     Scene,
     SceneEvent,
@@ -33,7 +34,13 @@ from tabletop.systems.conductor import rolls as conductor_kinds
 # the scene row after it, in the order reveal takes them (no deadlock with a reveal).
 @scene_action(system="conductor", what="Bennies", locks=False)
 def benny(
-    *, scene: Scene, actor: Any, seq: Any, die_index: Any = None, rng: Rng | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    seq: Any,
+    die_index: Any = None,
+    rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """Spend one of the roller's character's bennies on their latest standard or attack roll.
 
@@ -83,6 +90,7 @@ def benny(
             "die": die,
             "summary": outcome.summary,
         },
+        context=context,
     )
 
 

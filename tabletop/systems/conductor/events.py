@@ -102,10 +102,18 @@ _STEPS = {
 }
 
 EVENT_KINDS = (
-    EventKind("benny", f"{_T}/benny.html", _SHEETS, public=Benny),
-    EventKind("heal_applied", f"{_T}/heal_applied.html", _SHEETS, public=HealApplied),
+    EventKind("benny", f"{_T}/benny.html", _SHEETS, public=Benny, mirror="spends"),
+    EventKind(
+        "heal_applied", f"{_T}/heal_applied.html", _SHEETS, public=HealApplied, mirror="table"
+    ),
     *(
-        EventKind(f"expedition_{step}", f"{_T}/expedition_{step}.html", _EXPEDITION, public=payload)
+        EventKind(
+            f"expedition_{step}",
+            f"{_T}/expedition_{step}.html",
+            _EXPEDITION,
+            public=payload,
+            mirror="table",
+        )
         for step, payload in _STEPS.items()
     ),
 )

@@ -29,6 +29,7 @@ from tabletop.systems import api
 from tabletop.systems.api import (
     Character,
     Command,
+    CommandContext,
     Flag,
     Member,
     Members,
@@ -77,7 +78,13 @@ def _load(scene: Scene) -> conductor.Expedition:
 
 
 def _record(
-    scene: Scene, kind: str, actor: Any, public: dict[str, Any], **extra: Any
+    scene: Scene,
+    kind: str,
+    actor: Any,
+    public: dict[str, Any],
+    *,
+    context: CommandContext | None = None,
+    **extra: Any,
 ) -> SceneEvent:
     return record_event(
         scene=scene,
@@ -85,6 +92,7 @@ def _record(
         actor=actor,
         public={**public},
         **extra,
+        context=context,
     )
 
 
@@ -145,6 +153,7 @@ def expedition_start(
     leader: Character | None = None,
     mounted: Iterable[Character] = (),
     water_vehicle: bool = False,
+    context: CommandContext,
 ) -> SceneEvent:
     """The GM sets out with the party: day 1, Morning, the supply die at d12 (seed)."""
     if not members:
@@ -172,12 +181,19 @@ def expedition_start(
             "water_vehicle": expedition.water_vehicle,
             "supply_die": expedition.supply_die,
         },
+        context=context,
     )
 
 
 @scene_action(system="conductor", what="Expeditions")
 def expedition_action(
-    *, scene: Scene, actor: Any, character: Character, phase_action: str, rng: Rng | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    character: Character,
+    phase_action: str,
+    rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """One character's action for this phase (seed 002: "each character can take one action"),
     chosen by their player (or the GM). A Forage is rolled now: d12 + the sheet's Survival over
@@ -210,11 +226,14 @@ def expedition_action(
             "forage": forage.roll.to_dict() if forage else None,
         },
         character=character,
+        context=context,
     )
 
 
 @scene_action(system="conductor", what="Expeditions")
-def expedition_benny(*, scene: Scene, actor: Any, character: Character) -> SceneEvent:
+def expedition_benny(
+    *, scene: Scene, actor: Any, character: Character, context: CommandContext
+) -> SceneEvent:
     """The player spends one of the character's bennies on this phase's Forage roll, +1
     (the Forage is a standard roll: "After seeing the roll's result ... BENNIES")."""
     if character.owner_id != actor.pk:
@@ -232,12 +251,13 @@ def expedition_benny(*, scene: Scene, actor: Any, character: Character) -> Scene
             "forage": moves[0].roll.to_dict(),
         },
         character=character,
+        context=context,
     )
 
 
 @scene_action(system="conductor", what="Expeditions")
 def expedition_travel(
-    *, scene: Scene, actor: Any, travel: str, civilization: bool = False
+    *, scene: Scene, actor: Any, travel: str, civilization: bool = False, context: CommandContext
 ) -> SceneEvent:
     """The party's travel for this phase (Trek, Gallop, Ferry), declared by the GM or by a
     player whose character is in the party ("the whole party decides")."""
@@ -260,11 +280,14 @@ def expedition_travel(
             "mounts_tired": any(isinstance(m, conductor.MountsTired) for m in moves),
             "hexes_travelled": expedition.hexes_travelled,
         },
+        context=context,
     )
 
 
 @scene_action(gm=True, system="conductor", what="Expeditions")
-def expedition_end_phase(*, scene: Scene, actor: Any, rng: Rng | None = None) -> SceneEvent:
+def expedition_end_phase(
+    *, scene: Scene, actor: Any, rng: Rng | None = None, context: CommandContext
+) -> SceneEvent:
     """The GM ends the phase: the wilderness roll, and at Night the day's supply roll (skipped
     after a successful Forage) and the lasting hits for hunger and for no rest, onto the sheets."""
     before = _load(scene)
@@ -292,12 +315,17 @@ def expedition_end_phase(*, scene: Scene, actor: Any, rng: Rng | None = None) ->
     public["depleted"] = expedition.depleted
     public["supply_die"] = expedition.supply_die
     public["travel"] = before.travel.kind if before.travel else None
-    return _record(scene, "expedition_phase", actor, public)
+    return _record(scene, "expedition_phase", actor, public, context=context)
 
 
 @scene_action(gm=True, system="conductor", what="Expeditions")
 def expedition_party(
-    *, scene: Scene, actor: Any, change: str, character: Character | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    change: str,
+    character: Character | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """The GM changes the party: its leader, who rides, the water vehicle, who joins or
     leaves, a rest outside the phases (an inn), or the party fed again (hunger hits heal)."""
@@ -338,11 +366,12 @@ def expedition_party(
             "supply_die": expedition.supply_die,
         },
         character=character,
+        context=context,
     )
 
 
 @scene_action(gm=True, system="conductor", what="Expeditions")
-def expedition_end(*, scene: Scene, actor: Any) -> SceneEvent:
+def expedition_end(*, scene: Scene, actor: Any, context: CommandContext) -> SceneEvent:
     """The GM ends the expedition. Lasting hits stay on the sheets (the GM heals them)."""
     expedition = _load(scene)
     store_state(scene, STATE_KEY, None)
@@ -355,6 +384,7 @@ def expedition_end(*, scene: Scene, actor: Any) -> SceneEvent:
             "phase": expedition.phase,
             "hexes_travelled": expedition.hexes_travelled,
         },
+        context=context,
     )
 
 
@@ -363,7 +393,7 @@ def expedition_end(*, scene: Scene, actor: Any) -> SceneEvent:
 
 # locks=False: the roll's row lock serialises heals on it (as with bennies, bennies.py).
 @scene_action(system="conductor", what="Heals", locks=False)
-def heal_apply(*, scene: Scene, actor: Any, seq: Any) -> SceneEvent:
+def heal_apply(*, scene: Scene, actor: Any, seq: Any, context: CommandContext) -> SceneEvent:
     """Put a heal on the patient's sheet, once: each hit heals one of their hits (never below
     none); a heal where every die missed costs them 1 hit (seed "Healing"). The healer's player
     or the GM applies it, on a heal the whole table sees."""
@@ -403,6 +433,7 @@ def heal_apply(*, scene: Scene, actor: Any, seq: Any) -> SceneEvent:
         },
         character=patient,
         parent=roll,
+        context=context,
     )
 
 

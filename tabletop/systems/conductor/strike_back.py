@@ -19,6 +19,7 @@ from tabletop.systems.api import (
     Audience,
     Character,
     Command,
+    CommandContext,
     Raw,
     RollOutcome,
     Scene,
@@ -71,7 +72,7 @@ def foe_skill(foe: Any) -> int:
     return max([0, *values])
 
 
-def after_attack(*, event: SceneEvent, rng: Rng) -> None:
+def after_attack(*, event: SceneEvent, rng: Rng, context: CommandContext | None = None) -> None:
     """The attack kind's consequences: a miss against a picked foe makes it strike back."""
     data = roll_data(event)
     if not data.get("result", {}).get("foe_strikes_back") or not data.get("foe_id"):
@@ -80,11 +81,16 @@ def after_attack(*, event: SceneEvent, rng: Rng) -> None:
         pk=data["foe_id"], campaign_id=event.scene.campaign_id, role=Character.Role.FOE
     ).first()
     if foe is not None:
-        _answer_the_miss(event=event, foe=foe, character=event.character, rng=rng)
+        _answer_the_miss(event=event, foe=foe, character=event.character, rng=rng, context=context)
 
 
 def _answer_the_miss(
-    *, event: SceneEvent, foe: Character, character: Character | None, rng: Rng
+    *,
+    event: SceneEvent,
+    foe: Character,
+    character: Character | None,
+    rng: Rng,
+    context: CommandContext | None,
 ) -> None:
     """RULES-NOTES: "If no die hits, the foe attacks back at once" — but "after seeing the roll
     the player may spend bennies". With bennies to spend on a roll the table sees (public, or
@@ -100,11 +106,16 @@ def _answer_the_miss(
         event.public["strike_back"] = {"status": "pending", "foe_id": foe.pk, "foe": foe.name}
         event.save(update_fields=["public"])
         return
-    _foe_strikes(roll=event, foe=foe, target=character, rng=rng)
+    _foe_strikes(roll=event, foe=foe, target=character, rng=rng, context=context)
 
 
 def _foe_strikes(
-    *, roll: SceneEvent, foe: Character, target: Character | None, rng: Rng
+    *,
+    roll: SceneEvent,
+    foe: Character,
+    target: Character | None,
+    rng: Rng,
+    context: CommandContext | None = None,
 ) -> SceneEvent:
     """The foe's attack on the character who missed it: the same procedure against the
     character's difficulty (a sheet field, default 3); each hit goes onto the character's sheet.
@@ -134,12 +145,15 @@ def _foe_strikes(
         parent=roll,
         roller=foe.name,
         odds=odds,
+        context=context,
     )
 
 
 # locks=False: the roll's row lock serialises answers to it (as with bennies, bennies.py).
 @scene_action(system="conductor", what="Strike-backs", locks=False)
-def strike_back(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
+def strike_back(
+    *, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None, context: CommandContext
+) -> SceneEvent:
     """The roller spends no (more) bennies on a missed attack: the foe strikes back now."""
     roll = lock_roll(scene, seq, "Strike-backs")
     strike = roll.public.get("strike_back") or {}
@@ -152,7 +166,9 @@ def strike_back(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -
     foe = ConductorSheet.objects.filter(pk=strike.get("foe_id"), campaign=scene.campaign).first()
     if foe is None:
         raise ValidationError("That foe is no longer in this campaign.")
-    return _foe_strikes(roll=roll, foe=foe, target=character, rng=api.game_dice(rng))
+    return _foe_strikes(
+        roll=roll, foe=foe, target=character, rng=api.game_dice(rng), context=context
+    )
 
 
 COMMANDS = (Command("strike_back", strike_back, seq=Raw("seq")),)

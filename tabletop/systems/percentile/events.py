@@ -72,15 +72,45 @@ class ManeuverTracking(TypedDict):
     lines: list[Any]
 
 
+def _gm_must_answer(event: Any) -> list[int]:
+    """A spend that waits for the GM's cost: the GM is told (tabletop/notify)."""
+    if event.public.get("status") != "awaiting_gm":
+        return []
+    return [event.scene.campaign.gm_id]
+
+
+def _spender(event: Any) -> list[int]:
+    """The GM answered a spend: its spender is told."""
+    spend = event.scene.events.filter(seq=event.public.get("spend_seq")).first()
+    return [spend.actor_id] if spend is not None and spend.actor_id is not None else []
+
+
 EVENT_KINDS = (
-    EventKind("plot_spend", f"{_T}/plot_spend.html", _SHEETS, public=PlotSpend),
-    EventKind("plot_decision", f"{_T}/plot_decision.html", _SHEETS, public=PlotDecision),
-    EventKind("plot_cancel", f"{_T}/plot_cancel.html", _SHEETS, public=PlotCancel),
-    EventKind("plot_applied", f"{_T}/plot_applied.html", _SHEETS, public=PlotApplied),
+    EventKind(
+        "plot_spend",
+        f"{_T}/plot_spend.html",
+        _SHEETS,
+        public=PlotSpend,
+        notifies=_gm_must_answer,
+        mirror="spends",
+    ),
+    EventKind(
+        "plot_decision",
+        f"{_T}/plot_decision.html",
+        _SHEETS,
+        public=PlotDecision,
+        notifies=_spender,
+        mirror="spends",
+    ),
+    EventKind("plot_cancel", f"{_T}/plot_cancel.html", _SHEETS, public=PlotCancel, mirror="spends"),
+    EventKind(
+        "plot_applied", f"{_T}/plot_applied.html", _SHEETS, public=PlotApplied, mirror="spends"
+    ),
     EventKind(
         "maneuver_tracking",
         f"{_T}/maneuver_tracking.html",
         frozenset({"maneuvers"}),
         public=ManeuverTracking,
+        mirror="table",
     ),
 )

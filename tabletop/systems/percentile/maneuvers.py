@@ -16,6 +16,7 @@ from tabletop.systems.api import (
     ROLL_KINDS,
     Character,
     Command,
+    CommandContext,
     Frame,
     Member,
     Parsed,
@@ -38,13 +39,21 @@ SYSTEM = "percentile"
 # --- percentile: tracked maneuvers, slumps and zones, the GM's perception rolls -----------------
 
 
-def _tracking_event(scene: Scene, actor: Any, character: Character, lines: list[str]) -> SceneEvent:
+def _tracking_event(
+    scene: Scene,
+    actor: Any,
+    character: Character,
+    lines: list[str],
+    *,
+    context: CommandContext | None = None,
+) -> SceneEvent:
     return record_event(
         scene=scene,
         kind="maneuver_tracking",
         actor=actor,
         character=character,
         public={"character": character.name, "lines": lines},
+        context=context,
     )
 
 
@@ -104,7 +113,13 @@ def _tracking_lines(
 
 @scene_action(system=SYSTEM, what="Tracked maneuvers")
 def maneuver_track(
-    *, scene: Scene, actor: Any, character: Character, data: dict[str, Any], rng: Rng | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    character: Character,
+    data: dict[str, Any],
+    rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """A maneuver rolled with what the table tracks: the character's slump (-50) or zone (+50)
     at the skill and the earlier failures on this attempt (-25 each), then both updated.
@@ -138,6 +153,7 @@ def maneuver_track(
         label=f"{ROLL_KINDS['percentile'].label}, tracked",
         outcome=percentile_kinds.maneuver_outcome(result, skill=skill, column=column),
         odds=odds,
+        context=context,
     )
     lines = _tracking_lines(character, skill, change, attempt, failed, result, ruleset)
     # A success ends the attempt: a new try starts afresh.
@@ -146,13 +162,19 @@ def maneuver_track(
     percentile_state.put_attempt(state, character.name, skill, attempt_after)
     store_state(scene, percentile_state.NAME, state)
     if lines:
-        _tracking_event(scene, actor, character, lines)
+        _tracking_event(scene, actor, character, lines, context=context)
     return roll
 
 
 @scene_action(gm=True, system=SYSTEM, what="Perception rolls")
 def perception_roll(
-    *, scene: Scene, actor: Any, character: Character, data: dict[str, Any], rng: Rng | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    character: Character,
+    data: dict[str, Any],
+    rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """The GM's perception roll for a player's character (seed: "the GM will make a perception
     roll on his behalf"): GM-only from the start, committed to, revealable later. A slump or zone
@@ -180,12 +202,19 @@ def perception_roll(
         outcome=outcome,
         mode="secret",
         odds=odds,
+        context=context,
     )
 
 
 @scene_action(gm=True, system=SYSTEM, what="Slumps and zones")
 def streak_set(
-    *, scene: Scene, actor: Any, character: Character, skill: str, state: str
+    *,
+    scene: Scene,
+    actor: Any,
+    character: Character,
+    skill: str,
+    state: str,
+    context: CommandContext,
 ) -> SceneEvent:
     """The GM puts a character in a slump or the zone at a skill, or back to normal (a slump
     carried over from an earlier scene, or a plot point that changed the roll behind one)."""
@@ -203,11 +232,13 @@ def streak_set(
     percentile_state.put_streak(tracked, character.name, new, None)
     store_state(scene, percentile_state.NAME, tracked)
     line = percentile_state.streak_line(character.name, new.skill, wanted, ruleset)
-    return _tracking_event(scene, actor, character, [f"GM: {line}"])
+    return _tracking_event(scene, actor, character, [f"GM: {line}"], context=context)
 
 
 @scene_action(gm=True, system=SYSTEM, what="Repeated attempts")
-def attempt_reset(*, scene: Scene, actor: Any, character: Character, task: str) -> SceneEvent:
+def attempt_reset(
+    *, scene: Scene, actor: Any, character: Character, task: str, context: CommandContext
+) -> SceneEvent:
     """The GM's reset: "You can start over with no penalty when you have new information ...
     or when you've trained in that skill since your last attempt"."""
     tracked = percentile_state.state_of(scene)
@@ -217,7 +248,7 @@ def attempt_reset(*, scene: Scene, actor: Any, character: Character, task: str) 
     percentile_state.put_attempt(tracked, character.name, "", percentile.reset_attempt(attempt))
     store_state(scene, percentile_state.NAME, tracked)
     line = f"GM: “{attempt.task}” starts over with no penalty."
-    return _tracking_event(scene, actor, character, [line])
+    return _tracking_event(scene, actor, character, [line], context=context)
 
 
 # --- commands ---

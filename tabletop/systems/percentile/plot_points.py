@@ -24,6 +24,7 @@ from tabletop.systems.api import (
     Character,
     Choice,
     Command,
+    CommandContext,
     Parsed,
     Raw,
     Scene,
@@ -117,6 +118,7 @@ def plot_spend(
     new_value: Any = None,
     cost: Any = None,
     note: str = "",
+    context: CommandContext,
 ) -> SceneEvent:
     """Spend plot points (seed 004): change a roll just made (1 point: 6-95; 2 points: 1-100,
     open-ended) or a narrative use. Uses the GM must agree to wait for ``plot_decide``;
@@ -151,7 +153,12 @@ def plot_spend(
         pay(character, "plot_points", points, "plot points")
         public.update(status="open", **_cancel_window(scene))
     event = record_event(
-        scene=scene, kind="plot_spend", actor=actor, character=character, public=public
+        scene=scene,
+        kind="plot_spend",
+        actor=actor,
+        character=character,
+        public=public,
+        context=context,
     )
     if roll is not None:
         roll.public["pending_change"] = event.seq
@@ -189,7 +196,7 @@ def _lock_spend(scene: Scene, seq: Any) -> SceneEvent:
 
 @scene_action(gm=True, system=SYSTEM, what="Plot points", locks=False)
 def plot_decide(
-    *, scene: Scene, actor: Any, seq: Any, approve: bool, cost: Any = None
+    *, scene: Scene, actor: Any, seq: Any, approve: bool, cost: Any = None, context: CommandContext
 ) -> SceneEvent:
     """The GM agrees to a narrative use (the points are paid now and the cancel window opens)
     or refuses it (nothing is paid). For uses whose cost the GM sets, ``cost`` sets it."""
@@ -224,12 +231,19 @@ def plot_decide(
             "use_text": spend.public["use_text"],
             "spend_seq": spend.seq,
         },
+        context=context,
     )
 
 
 @scene_action(system=SYSTEM, what="Plot points", locks=False)
 def plot_cancel(
-    *, scene: Scene, actor: Any, seq: Any, character: Character, now: datetime | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    seq: Any,
+    character: Character,
+    now: datetime | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """Seed: "cancel out someone else spending plot points by spending the same amount
     yourself". Both sides' points are gone; the cancelled use does not happen."""
@@ -263,6 +277,7 @@ def plot_cancel(
             "spend_seq": spend.seq,
             "refresh": [spend.public["seq"]] if spend.public.get("seq") else [],
         },
+        context=context,
     )
 
 
@@ -281,7 +296,12 @@ def _clear_pending_change(spend: SceneEvent) -> None:
 
 
 def plot_spend_settle(
-    *, scene: Scene, seq: Any, now: datetime | None = None, rng: Rng | None = None
+    *,
+    scene: Scene,
+    seq: Any,
+    now: datetime | None = None,
+    rng: Rng | None = None,
+    context: CommandContext | None = None,
 ) -> SceneEvent | None:
     """Apply an open spend whose cancel window has closed (idempotent: None when there is
     nothing to do). A changed roll gets its new value; with two points a chosen 96-100 or
@@ -297,49 +317,72 @@ def plot_spend_settle(
             "spend_seq": spend.seq,
         }
         if spend.public["use"] in CHANGE_USES:
-            roll = SceneEvent.objects.select_for_update().get(scene=scene, seq=spend.public["seq"])
-            data = roll_data(roll)
-            try:
-                outcome = percentile_kinds.change_roll(
-                    data["result"],
-                    new_value=spend.public["new_value"],
-                    points=spend.public["points"],
-                    ruleset=scene.campaign.effective_ruleset(),
-                    rng=api.game_dice(rng),
-                )
-            except RulesError as exc:  # the campaign's costs changed since: refund nothing
-                # Recorded, not raised: a raise would roll the denial back and every beat
-                # would try the same spend again.
-                spend.public.update(status="denied", reason=str(exc))
-                spend.save(update_fields=["public"])
-                _clear_pending_change(spend)
-                return record_event(
-                    scene=scene,
-                    kind="plot_applied",
-                    actor=spend.actor,
-                    parent=spend,
-                    public={**public, "refused": str(exc), "refresh": [roll.seq]},
-                )
-            roll.public.pop("pending_change", None)
-            amend(
-                roll,
-                outcome,
-                {
-                    "by": spend.public["who"],
-                    "text": f"{spend.public['points']} plot point"
-                    f"{'s' if spend.public['points'] > 1 else ''}: roll set to "
-                    f"{spend.public['new_value']}",
-                },
-            )
-            public.update(summary=outcome.summary, refresh=[roll.seq])
+            refused = _change_roll(scene, spend, public, rng, context)
+            if refused is not None:
+                return refused
         spend.public["status"] = "applied"
         spend.save(update_fields=["public"])
         return record_event(
-            scene=scene, kind="plot_applied", actor=spend.actor, parent=spend, public=public
+            scene=scene,
+            kind="plot_applied",
+            actor=spend.actor,
+            parent=spend,
+            public=public,
+            context=context,
         )
 
 
-def settle_due(*, scene: Scene, now: datetime | None = None) -> int:
+def _change_roll(
+    scene: Scene,
+    spend: SceneEvent,
+    public: dict[str, Any],
+    rng: Rng | None,
+    context: CommandContext | None,
+) -> SceneEvent | None:
+    """A spend that changes its roll: the roll amended (``public`` gets its summary), or the
+    refusal recorded when the campaign's costs changed since (returned)."""
+    roll = SceneEvent.objects.select_for_update().get(scene=scene, seq=spend.public["seq"])
+    data = roll_data(roll)
+    try:
+        outcome = percentile_kinds.change_roll(
+            data["result"],
+            new_value=spend.public["new_value"],
+            points=spend.public["points"],
+            ruleset=scene.campaign.effective_ruleset(),
+            rng=api.game_dice(rng),
+        )
+    except RulesError as exc:  # the campaign's costs changed since: refund nothing
+        # Recorded, not raised: a raise would roll the denial back and every beat
+        # would try the same spend again.
+        spend.public.update(status="denied", reason=str(exc))
+        spend.save(update_fields=["public"])
+        _clear_pending_change(spend)
+        return record_event(
+            scene=scene,
+            kind="plot_applied",
+            actor=spend.actor,
+            parent=spend,
+            public={**public, "refused": str(exc), "refresh": [roll.seq]},
+            context=context,
+        )
+    roll.public.pop("pending_change", None)
+    amend(
+        roll,
+        outcome,
+        {
+            "by": spend.public["who"],
+            "text": f"{spend.public['points']} plot point"
+            f"{'s' if spend.public['points'] > 1 else ''}: roll set to "
+            f"{spend.public['new_value']}",
+        },
+    )
+    public.update(summary=outcome.summary, refresh=[roll.seq])
+    return None
+
+
+def settle_due(
+    *, scene: Scene, now: datetime | None = None, context: CommandContext | None = None
+) -> int:
     """Settle every spend of the scene whose window has closed (the follow-up when a window
     closes, and the heartbeat's safety net). Returns how many were applied."""
     applied = 0
@@ -347,7 +390,7 @@ def settle_due(*, scene: Scene, now: datetime | None = None) -> int:
         scene=scene, kind="plot_spend", public__status="open"
     ).values_list("seq", flat=True):
         try:
-            if plot_spend_settle(scene=scene, seq=seq, now=now) is not None:
+            if plot_spend_settle(scene=scene, seq=seq, now=now, context=context) is not None:
                 applied += 1
         except ValidationError:
             continue

@@ -17,6 +17,7 @@ from tabletop.systems.api import (
     Audience,
     Character,
     Command,
+    CommandContext,
     Flag,
     Parsed,
     Raw,
@@ -138,6 +139,7 @@ def contest_direct(
     actor: Any,
     sides: list[tuple[Character, Any, Any]],
     difficulty: Any,
+    context: CommandContext,
 ) -> SceneEvent:
     """Seed 001 "Directly opposed actions": "both characters roll their respective dice pools
     against a static difficulty determined by the GM"; each side rolls live."""
@@ -164,6 +166,7 @@ def contest_direct(
             "message": f"Directly opposed #{item['id']}: {_describe(built[0])} against "
             f"{_describe(built[1])}, both at {name} ({number}).",
         },
+        context=context,
     )
 
 
@@ -175,6 +178,7 @@ def contest_indirect(
     active: tuple[Character, Any, Any],
     passive: tuple[Character, Any, Any],
     secret: bool,
+    context: CommandContext,
 ) -> SceneEvent:
     """Seed 001 "Indirectly opposed actions": the acting character rolls "with a difficulty
     equal to the passive character's relevant attribute and related specialities". With
@@ -221,6 +225,7 @@ def contest_indirect(
         actor=actor,
         audience=Audience.GM_ONLY if secret else Audience.EVERYONE,
         public={"message": message, "secret": bool(secret)},
+        context=context,
     )
 
 
@@ -234,6 +239,7 @@ def contest_extended(
     task: str,
     target: Any,
     minimum: Any = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """Seed 001 "Complex and Extended Actions": rounds of rolling accumulate successes toward the
     GM's total, optionally with a per-round minimum (RULES-NOTES). ``side``: the character
@@ -269,6 +275,7 @@ def contest_extended(
             "message": f"Extended action #{item['id']} “{task}”: {_describe(acting)} at "
             f"{name} ({number}) needs {needed} successes{rounds}.",
         },
+        context=context,
     )
 
 
@@ -445,7 +452,13 @@ def _contest_outcome(
 
 @scene_action(system=SLUG, what="Opposed actions")
 def contest_roll(
-    *, scene: Scene, actor: Any, contest_id: Any, side: Any = 0, rng: Rng | None = None
+    *,
+    scene: Scene,
+    actor: Any,
+    contest_id: Any,
+    side: Any = 0,
+    rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """A side of a contest rolls (its player or the GM; a secret contest only the GM), or the
     next round of an extended action. The second roll of a directly opposed action settles it:
@@ -465,11 +478,14 @@ def contest_roll(
         label=label,
         outcome=_contest_outcome(item, rolling, result, contest),
         mode="secret" if item.get("secret") else "public",
+        context=context,
     )
 
 
 @scene_action(gm=True, system=SLUG, what="Opposed actions")
-def contest_clear(*, scene: Scene, actor: Any, contest_id: Any) -> SceneEvent:
+def contest_clear(
+    *, scene: Scene, actor: Any, contest_id: Any, context: CommandContext
+) -> SceneEvent:
     """The GM takes a contest off the view (finished or abandoned)."""
     state = contest_view.state_of(scene)
     item = _find_contest(state, contest_id)
@@ -481,6 +497,7 @@ def contest_clear(*, scene: Scene, actor: Any, contest_id: Any) -> SceneEvent:
         actor=actor,
         audience=Audience.GM_ONLY if item.get("secret") else Audience.EVERYONE,
         public={"message": f"#{item['id']} is cleared."},
+        context=context,
     )
 
 

@@ -21,5 +21,6 @@ EVENT_KINDS = (
         frozenset({"contests"}),
         ANY_AUDIENCE,
         public=Contest,
+        mirror="table",
     ),
 )

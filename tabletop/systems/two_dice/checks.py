@@ -22,6 +22,7 @@ from tabletop.systems import api
 from tabletop.systems.api import (
     Character,
     Command,
+    CommandContext,
     Members,
     Parsed,
     Raw,
@@ -135,14 +136,14 @@ def check_declare(
     targets: Iterable[Character] = (),
     penalty: Any = 0,
     now: datetime | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """The character's action this turn is a check that others may oppose before it rolls.
 
     Seed 003 "Opposing": a character "uses a reaction to prevent another character from doing
     something". The check is declared now (its cost and dice fixed), the table has the
-    campaign's ``reaction_seconds`` to hinder or resist it, then it rolls with every penalty
-    stacked.
-    """
+    campaign's ``reaction_seconds`` (its setting) to hinder or resist it, then it rolls with
+    every penalty stacked."""
     require_player(scene, actor, character)
     ruleset = scene.campaign.effective_ruleset()
     attribute, value, resource, available = _two_dice_sheet(
@@ -163,14 +164,14 @@ def check_declare(
         penalties=[(OTHER_PENALTY, extra)] if extra else [],
         ruleset=ruleset,
     )
-    window = timedelta(seconds=ruleset["reaction_seconds"])  # the campaign's setting
-    closes = (now or timezone.now()) + window
+    closes = (now or timezone.now()) + timedelta(seconds=ruleset["reaction_seconds"])
     event = record_event(
         scene=scene,
         kind="check_declared",
         actor=actor,
         character=character,
         public=_declared(actor, character, declared, extra, targets, closes),
+        context=context,
     )
     state.update(
         tracker=tracker.to_dict(),
@@ -294,6 +295,7 @@ def check_react(
     difficulty: Any,
     resource: Any,
     rng: Rng | None = None,
+    context: CommandContext,
 ) -> SceneEvent:
     """Hinder or resist the pending check with the character's reaction for this round.
 
@@ -333,6 +335,7 @@ def check_react(
         outcome=outcome,
         parent=declared,
         odds=_reaction_odds(reaction, ruleset),
+        context=context,
     )
     _pay(event, character, reaction.payment)  # a reaction is an action: it costs too
     return event
@@ -352,6 +355,7 @@ def check_resolve(
     seq: Any = None,
     now: datetime | None = None,
     rng: Rng | None = None,
+    context: CommandContext | None = None,
 ) -> SceneEvent | None:
     """Roll the pending check with every penalty known now, once against each target.
 
@@ -360,7 +364,7 @@ def check_resolve(
     check ``seq`` is still pending and due).
     """
     if actor is not None:
-        return _rolled_by(scene=scene, actor=actor, seq=seq, now=now, rng=rng)
+        return _rolled_by(scene=scene, actor=actor, seq=seq, now=now, rng=rng, context=context)
     # No one acts, so no one is authorised: the kit can't wrap this; it locks the scene itself.
     require_open(scene)
     with scene_locked(scene) as scene:
@@ -368,7 +372,7 @@ def check_resolve(
         raw = _waiting(state, seq)
         if raw is None or window_open(raw, now):
             return None  # rolled, dropped or not due yet: nothing to do
-        return _roll(scene, None, state, tracker, rng)
+        return _roll(scene, None, state, tracker, rng, context=context)
 
 
 def _waiting(state: dict[str, Any], seq: Any) -> dict[str, Any] | None:
@@ -381,7 +385,13 @@ def _waiting(state: dict[str, Any], seq: Any) -> dict[str, Any] | None:
 
 @scene_action(system=SLUG, what=WHAT)
 def _rolled_by(
-    *, scene: Scene, actor: Any, seq: Any, now: datetime | None, rng: Rng | None
+    *,
+    scene: Scene,
+    actor: Any,
+    seq: Any,
+    now: datetime | None,
+    rng: Rng | None,
+    context: CommandContext,
 ) -> SceneEvent:
     """The GM rolls the pending check at any time; its acting player once the window closed."""
     state, tracker = turns_state(scene)
@@ -397,11 +407,27 @@ def _rolled_by(
                 "The others may still react: the check rolls when the "
                 "reaction window closes (or when the GM rolls it)."
             )
-    return _roll(scene, actor, state, tracker, rng)
+    return _roll(scene, actor, state, tracker, rng, context=context)
+
+
+def _summary(result: Any, detail: dict[str, Any]) -> tuple[str, Any]:
+    """A rolled check's summary and band: against each target (one target's band), or alone."""
+    if result.targets:
+        summary = "; ".join(
+            f"vs {t['name']}: {t['band_label']} ({t['total']})" for t in detail["targets"]
+        )
+        return summary, result.targets[0].band if len(result.targets) == 1 else result.check.band
+    return f"{TWO_DICE_BANDS[result.check.band]} ({result.check.total})", result.check.band
 
 
 def _roll(
-    scene: Scene, actor: Any, state: dict[str, Any], tracker: TurnTracker, rng: Rng | None
+    scene: Scene,
+    actor: Any,
+    state: dict[str, Any],
+    tracker: TurnTracker,
+    rng: Rng | None,
+    *,
+    context: CommandContext | None = None,
 ) -> SceneEvent:
     """Roll the pending check (on the locked scene) and clear it from the tracker's state."""
     raw = state["pending"]
@@ -423,14 +449,7 @@ def _roll(
     }
     character = TwoDiceSheet.objects.filter(pk=raw["character_id"]).first()
     name = names.get(pending.actor, pending.actor)
-    if result.targets:
-        summary = "; ".join(
-            f"vs {t['name']}: {t['band_label']} ({t['total']})" for t in detail["targets"]
-        )
-        outcome_band = result.targets[0].band if len(result.targets) == 1 else result.check.band
-    else:
-        summary = f"{TWO_DICE_BANDS[result.check.band]} ({result.check.total})"
-        outcome_band = result.check.band
+    summary, outcome_band = _summary(result, detail)
     outcome = RollOutcome(
         title=f"{name}: {pending.attribute} {pending.attribute_value:+d} · "
         f"{pending.difficulty} (cost {pending.payment.cost} from {pending.payment.resource})",
@@ -449,6 +468,7 @@ def _roll(
         label="Opposed check",
         outcome=outcome,
         parent=declared,
+        context=context,
     )
     if declared is not None:
         declared.public["result_seq"] = event.seq
@@ -459,14 +479,19 @@ def _roll(
     return event
 
 
-def resolve_due(*, scene: Scene, now: datetime | None = None) -> int:
+def resolve_due(
+    *, scene: Scene, now: datetime | None = None, context: CommandContext | None = None
+) -> int:
     """Roll the scene's pending check if its reaction window has closed (the follow-up when the
     window closes, and the heartbeat's safety net); how many events that recorded."""
     pending = (procedure_state(scene, api.TURNS_VIEW) or {}).get("pending")
     if not pending or window_open(pending, now):
         return 0
     with contextlib.suppress(ValidationError):  # rolled, dropped or closed meanwhile
-        return int(check_resolve(scene=scene, actor=None, seq=pending["seq"], now=now) is not None)
+        resolved = check_resolve(
+            scene=scene, actor=None, seq=pending["seq"], now=now, context=context
+        )
+        return int(resolved is not None)
     return 0
 
 

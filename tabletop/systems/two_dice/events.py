@@ -30,5 +30,6 @@ EVENT_KINDS = (
         "systems/two_dice/events/check_declared.html",
         frozenset({"turns"}),
         public=CheckDeclared,
+        mirror="table",
     ),
 )

@@ -65,9 +65,9 @@ def _payment(sheet: Any, resource: str, amount: int) -> tuple[int, dict[str, Any
     return paid, resources
 
 
-def after_check(*, event: SceneEvent, rng: Rng) -> None:
+def after_check(*, event: SceneEvent, rng: Rng, context: Any = None) -> None:
     """The two_dice roll kind's consequences: its cost leaves the roller's sheet (a roll made
-    with a character; typed numbers pay nothing)."""
+    with a character; typed numbers pay nothing). It records nothing (``context`` unused)."""
     if event.character is None:
         return
     payment: dict[str, Any] = roll_data(event).get("result", {}).get("payment") or {}

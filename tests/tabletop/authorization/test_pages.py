@@ -19,6 +19,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from tabletop.campaigns.models import Invite, Membership
 from tabletop.characters.models import Character, SavedRoll
+from tabletop.discord.models import Mirror
+from tabletop.notify.models import ReadMark
+from tabletop.outbox.models import Outgoing
 from tabletop.scenes.models import Scene
 from tests.support.tables import make_table
 
@@ -39,6 +42,9 @@ PUBLIC = {
     # recorded); an expression of one's own needs a login (test_dice_expressions.py)
     "dice_reference",
     "dice_reference_roll",
+    # one-click unsubscribe (RFC 8058): its signed token, not a login, says whose mail stops
+    # (tests/tabletop/notify/test_notify.py: a wrong or altered token changes nothing)
+    "notify:unsubscribe",
 }
 
 
@@ -75,6 +81,7 @@ CASES: dict[str, Case] = {
     "account_download": Case(lambda w: reverse("account_download"), ANY_USER),
     "account_delete": Case(lambda w: reverse("account_delete"), ANY_USER),
     "account_email": Case(lambda w: reverse("account_email"), ANY_USER, method="post"),
+    "account_table": Case(lambda w: reverse("account_table"), ANY_USER, method="post"),
     "account_sessions_end": Case(
         lambda w: reverse("account_sessions_end"), ANY_USER, method="post"
     ),
@@ -83,7 +90,11 @@ CASES: dict[str, Case] = {
     ),
     "campaigns:list": Case(lambda w: reverse("campaigns:list"), ANY_USER),
     "campaigns:create": Case(lambda w: reverse("campaigns:create"), ANY_USER),
-    "campaigns:join": Case(lambda w: reverse("campaigns:join", args=[w.invite.token]), ANY_USER),
+    # An invite opened logged out names its campaign and GM and offers sign-up or log in
+    # (test_invite_logged_out.py): its token is the key, as it is for anyone logged in.
+    "campaigns:join": Case(
+        lambda w: reverse("campaigns:join", args=[w.invite.token]), {**ANY_USER, "anonymous": OK}
+    ),
     "campaigns:detail": Case(
         lambda w: reverse("campaigns:detail", args=[w.table.campaign.pk]), members()
     ),
@@ -204,6 +215,45 @@ CASES: dict[str, Case] = {
     "scenes:earlier": Case(
         lambda w: reverse("scenes:earlier", args=[w.table.scene.pk]) + "?before=2", members()
     ),
+    # Notifications: one's own; a scene's read mark and a campaign's mail choice, members only.
+    "notify:list": Case(lambda w: reverse("notify:list"), ANY_USER),
+    "notify:campaign": Case(
+        lambda w: reverse("notify:campaign", args=[w.table.campaign.pk]), members()
+    ),
+    "notify:seen": Case(
+        lambda w: reverse("notify:seen", args=[w.table.scene.pk]),
+        members(),
+        method="post",
+        data={"seq": "1", "visible": "1"},
+        effect=lambda w: ReadMark.objects.count(),
+    ),
+    # The campaign's Discord mirror: its GM's alone (a player learns what goes from the
+    # campaign page; the webhook is never shown to them).
+    "discord:save": Case(
+        lambda w: reverse("discord:save", args=[w.table.campaign.pk]),
+        GM_ONLY,
+        method="post",
+        data={
+            "webhook_url": f"https://discord.com/api/webhooks/118011/{'t' * 68}",
+            "sends": "chat",
+        },
+        effect=lambda w: list(Mirror.objects.values_list("webhook_id", flat=True)),
+    ),
+    "discord:test": Case(
+        lambda w: reverse("discord:test", args=[w.table.campaign.pk]),
+        GM_ONLY,
+        method="post",
+        effect=lambda w: Outgoing.objects.count(),
+    ),
+    "discord:off": Case(
+        lambda w: reverse("discord:off", args=[w.table.campaign.pk]),
+        GM_ONLY,
+        method="post",
+        effect=lambda w: Mirror.objects.count(),
+    ),
+    "discord:status": Case(
+        lambda w: reverse("discord:status", args=[w.table.campaign.pk]), GM_ONLY
+    ),
     # The session ledger: each member downloads their own; a non-member gets 404.
     "scenes:ledger_json": Case(
         lambda w: reverse("scenes:ledger_json", args=[w.table.scene.pk]), members()
@@ -300,9 +350,16 @@ def test_page_authorization(world: World, name: str, role: str, case: Case):
         assert case.effect(world) == before, f"{name} refused {role} yet changed something"
 
 
-@pytest.mark.parametrize("name", sorted(PUBLIC - {"password_reset_confirm", "logout"}))
+@pytest.mark.parametrize(
+    "name", sorted(PUBLIC - {"password_reset_confirm", "logout", "notify:unsubscribe"})
+)
 def test_public_pages_open_to_anyone(db, name: str):
     assert Client().get(reverse(name)).status_code == 200
+
+
+def test_the_unsubscribe_page_opens_to_anyone_and_only_shows_its_button(db):
+    page = Client().get(reverse("notify:unsubscribe", args=["any-token"]))
+    assert page.status_code == 200 and b"Stop mail from this campaign</button>" in page.content
 
 
 def test_a_refused_gm_action_by_a_player_really_is_refused(world: World):

@@ -204,3 +204,22 @@ def test_adjust_is_gm_only_and_system_aware(make_campaign, make_character, gm, a
         character_adjust(character=character, actor=gm, bennies="3")
     character.refresh_from_db()
     assert character.bennies == 0
+
+
+@pytest.mark.parametrize(
+    ("system", "ruleset", "words"),
+    [
+        ("conductor", {}, "bennies, hits and lasting hits"),
+        ("percentile", {}, "plot points and development points"),
+        ("any_game", {"currency": "Hero point / Hero points"}, "hero points"),
+    ],
+)
+def test_adjust_refusal_names_the_campaign_s_own_currencies(
+    make_campaign, make_character, alice, system, ruleset, words
+):
+    """A player is told what only the GM adjusts in their game's words (the any-game table's
+    currency as its GM named it), never another system's."""
+    character = make_character(make_campaign(system, ruleset=ruleset), alice)
+    with pytest.raises(PermissionDenied) as refused:
+        character_adjust(character=character, actor=alice, relative=True)
+    assert str(refused.value) == f"Only the GM adjusts {words}."

@@ -111,3 +111,27 @@ def test_seed_demo_prints_where_the_site_is_served():
     assert "Open http://127.0.0.1:9000/ and log in" in out.getvalue()
     makefile = (Path(settings.BASE_DIR) / "Makefile").read_text()
     assert "seed_demo --url http://$(HOST):$(PORT)/" in makefile  # make demo PORT=9000
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_demo_table_mails_nobody_and_counts_nothing_unread(settings, django_user_model):
+    """The demo's scenes are ready to play, not news: `make run` after `make demo` printed a
+    "gm opened a scene" digest per scene to alice and bob (twelve mails), which spent bob's six
+    mails of the hour before anyone played, so a mention of him was held for an hour."""
+    from django.core import mail
+
+    from tabletop.notify import digests, selectors
+    from tabletop.outbox import sender
+    from tabletop.scenes.feed import durable
+
+    settings.NOTIFY_EMAIL_DELAY_SECONDS = 0
+    seed()
+    durable.woken()
+    durable.sweep()
+    digests.compose_due()
+    sender.send_due()
+    assert [m.to for m in mail.outbox] == []
+    for name in ("alice", "bob"):
+        player = django_user_model.objects.get(username=name)
+        assert selectors.unread_by_campaign(user=player) == {}
+        assert selectors.unseen_notifications(user=player) == 0

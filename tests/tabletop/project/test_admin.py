@@ -5,7 +5,7 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-OUR_APPS = {"campaigns", "characters", "scenes"}
+OUR_APPS = {"campaigns", "characters", "scenes", "operating"}
 
 
 def our_models():

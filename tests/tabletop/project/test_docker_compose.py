@@ -13,7 +13,9 @@ SETTINGS_SOURCE = (ROOT / "tabletop" / "settings.py").read_text()
 
 
 def test_services_present():
-    assert set(COMPOSE["services"]) == {"db", "redis", "migrate", "web", "proxy"}
+    assert set(COMPOSE["services"]) == {"db", "redis", "migrate", "web", "proxy", "backup"}
+    # The backup service is a tool run on demand (`docker compose run --rm backup`), never up.
+    assert COMPOSE["services"]["backup"]["profiles"] == ["tools"]
 
 
 def test_web_scales_and_is_daphne_behind_proxy():
@@ -39,10 +41,42 @@ def test_web_caps_websocket_messages_just_above_the_apps_frame_limit():
     assert MAX_FRAME_BYTES < cap == DAPHNE_MAX_MESSAGE_BYTES < 1024 * 1024
 
 
-def test_migrate_is_one_shot():
+def test_migrate_is_one_shot_and_backs_up_first():
     migrate = COMPOSE["services"]["migrate"]
-    assert migrate["command"][-2:] == ["migrate", "--noinput"]
+    # `upgrade`: a backup before migrating a database that holds data, into the volume.
+    assert migrate["command"][-2:] == ["manage.py", "upgrade"]
     assert migrate["restart"] == "no"
+    assert "backups:/app/backups" in migrate["volumes"]
+    assert "backups" in COMPOSE["volumes"]
+
+
+def test_scheduled_backups_write_into_the_same_volume():
+    backup = COMPOSE["services"]["backup"]
+    assert backup["command"][-2:] == ["manage.py", "backup"]
+    assert "backups:/app/backups" in backup["volumes"]
+    assert (
+        backup["environment"]["DATABASE_URL"]
+        == COMPOSE["services"]["web"]["environment"]["DATABASE_URL"]
+    )
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    # The volume takes its owner from the image's directory: the app's user writes there.
+    assert "chown tabletop /app/backups" in dockerfile
+
+
+def test_web_health_is_checked_at_the_app_s_health_endpoint():
+    from tabletop.operating.health import PATH
+
+    web = COMPOSE["services"]["web"]
+    check = " ".join(web["healthcheck"]["test"])
+    assert f"http://127.0.0.1:8000{PATH}" in check
+    # The proxy waits for a healthy replica; a stopping one gets time to close with 1012.
+    assert COMPOSE["services"]["proxy"]["depends_on"]["web"]["condition"] == "service_healthy"
+    assert web["stop_grace_period"]
+
+
+def test_backups_stay_out_of_git_and_the_image():
+    assert "/backups/" in (ROOT / ".gitignore").read_text().splitlines()
+    assert "backups" in (ROOT / ".dockerignore").read_text().splitlines()
 
 
 def test_env_names_match_settings():

@@ -102,8 +102,9 @@ def settings_under(env: dict[str, str], tmp_path: Path) -> dict:
 
 @requires_make
 def test_make_run_serves_with_debug_off_locally_and_make_dev_with_debug_on():
-    assert serve_env("run") == {"DEBUG": "false", "LOCAL_HTTP": "true"}
-    assert serve_env("dev") == {"DEBUG": "true"}
+    site = "http://127.0.0.1:8000"
+    assert serve_env("run") == {"DEBUG": "false", "LOCAL_HTTP": "true", "SITE_URL": site}
+    assert serve_env("dev") == {"DEBUG": "true", "SITE_URL": site}
     for target in ("run", "dev"):
         line = daphne_line(target)
         assert f"--websocket-max-message-size {DAPHNE_MAX_MESSAGE_BYTES} " in line, target
@@ -114,9 +115,10 @@ def test_make_run_serves_with_debug_off_locally_and_make_dev_with_debug_on():
 def test_make_run_migrates_and_collects_static_files_first_with_its_own_environment():
     commands = dry_run("run")
     served = commands.index(daphne_line("run"))
+    # `upgrade`: migrate, after a backup when the database holds data (README, "Operating it").
     steps = {
-        step: [i for i, line in enumerate(commands) if f"manage.py {step} " in line]
-        for step in ("migrate", "collectstatic")
+        step: [i for i, line in enumerate(commands) if re.search(rf"manage\.py {step}\b", line)]
+        for step in ("upgrade", "collectstatic")
     }
     assert all(len(found) == 1 and found[0] < served for found in steps.values()), steps
     for (index,) in steps.values():
@@ -270,3 +272,29 @@ def test_check_deploy_in_make_run_mode_flags_only_the_https_settings(tmp_path):
     flagged = set(re.findall(r"security\.W\d+", output))
     # No HTTPS on loopback: exactly those warnings; the generated key and DEBUG pass.
     assert flagged == {"security.W004", "security.W008", "security.W012", "security.W016"}, output
+
+
+@requires_make
+@pytest.mark.parametrize("target", ["run", "dev"])
+def test_mail_links_to_where_make_serves(target):
+    """A digest's links (the scene, the one-click unsubscribe) lead to the port `make run`
+    serves on, not to the default 8000 (`make run PORT=8411` mailed links to :8000); a
+    SITE_URL the operator set wins."""
+
+    def site_url(*args: str, env: dict[str, str] | None = None) -> str:
+        out = subprocess.run(
+            ["make", "--no-print-directory", "-n", target, *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **(env or {})},
+        ).stdout
+        (line,) = [line for line in out.splitlines() if "/daphne " in line]
+        words = shlex.split(line)
+        return dict(w.split("=", 1) for w in words if ASSIGNMENT.match(w))["SITE_URL"]
+
+    assert site_url("PORT=8411") == "http://127.0.0.1:8411"
+    assert site_url("HOST=0.0.0.0", "PORT=8412") == "http://0.0.0.0:8412"
+    mine = {"SITE_URL": "https://table.example.org"}
+    assert site_url("PORT=8411", env=mine) == "https://table.example.org"

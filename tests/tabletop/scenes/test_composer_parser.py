@@ -40,8 +40,9 @@ def parse(
     limit: int | None = CHAT_LIMIT,
     run: str = RUN,
     mode: str | None = None,
+    speakers: list[str] | None = None,
 ) -> list[dict]:
-    ctx = {"members": MEMBERS, "me": me, "limit": limit, "mode": mode}
+    ctx = {"members": MEMBERS, "me": me, "limit": limit, "mode": mode, "speakers": speakers}
     cases = [{"line": line, "ctx": ctx} for line in lines]
     out = subprocess.run(
         [NODE, "-e", run, str(COMPOSER)],
@@ -206,6 +207,8 @@ def test_help_lists_every_command_and_sends_nothing():
     text = "\n".join(result["help"])
     for command in ("/me", "/w", "/r", "/pr", "/gmr", "/br", "/sr", "/help", "[[1d20+5]]"):
         assert command in text
+    for command in ("Speaking as", "/as NAME", "/emas NAME", "/ooc", "/desc"):
+        assert command in text
     assert "/r longsword: make a saved roll by name" in text
     assert "/r 2d6+1: roll in the mode picked under the box" in text
     assert "roll in the open" not in text.split("/pr")[0]  # /r follows the picker
@@ -293,3 +296,69 @@ def test_a_whispered_emote_is_measured_without_its_marker_too():
 
 def test_a_multi_line_message_keeps_its_line_breaks():
     assert frame("first\nsecond\n\nthird")["text"] == "first\nsecond\n\nthird"
+
+
+# --- speaking as a character (issue 43, item 2) --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("/as Tamsin Onwards!", {"text": "Onwards!", "as": "Tamsin"}),
+        ('/as "Mira Vex" hello there', {"text": "hello there", "as": "Mira Vex"}),
+        ('/AS  "Mira Vex"   hi, you', {"text": "hi, you", "as": "Mira Vex"}),
+        ("/as Old_Sailor Ahoy [[1d6]]", {"text": "Ahoy [[1d6]]", "as": "Old_Sailor"}),
+        ("/emas Tamsin draws her sword", {"text": "/me draws her sword", "as": "Tamsin"}),
+        ('/emas "Mira Vex" bows', {"text": "/me bows", "as": "Mira Vex"}),
+    ],
+)
+def test_as_and_emas_say_one_line_as_the_name_given(line, said):
+    # The server decides who may speak as whom (tabletop.scenes.speakers).
+    assert frame(line) == {"command": "chat", "to": [], **said}
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("/as Mira Vex hello there", {"text": "hello there", "as": "Mira Vex"}),
+        ("/emas mira vex bows low", {"text": "/me bows low", "as": "Mira Vex"}),
+        ("/as Captain Varga Halt!", {"text": "Halt!", "as": "Captain Varga"}),
+        ("/as Captain Vargas come here", {"text": "Vargas come here", "as": "Captain"}),
+        ("/as Mira hello", {"text": "hello", "as": "Mira"}),
+        ('/as "Mira" Vex says hi', {"text": "Vex says hi", "as": "Mira"}),
+    ],
+)
+def test_as_knows_the_tables_names_with_spaces_unquoted(line, said):
+    # A character's name, or one the page offers to speak as (the GM's NPC), wins over its
+    # first word: "/as Captain Varga Halt!" went out as "Captain" saying "Varga Halt!".
+    (result,) = parse(line, me=1, speakers=["Captain Varga"])
+    assert result == {"frame": {"command": "chat", "to": [], **said}}
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("/ooc brb, pizza", {"text": "brb, pizza", "voice": "ooc"}),
+        ("/desc The wind *howls*.", {"text": "The wind *howls*.", "voice": "narration"}),
+    ],
+)
+def test_ooc_and_desc_say_how_the_line_is_said(line, said):
+    assert frame(line) == {"command": "chat", "to": [], **said}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("/as", "Speak as whom? /as NAME text"),
+        ('/as "Mira Vex hello', "Speak as whom?"),
+        ('/as "" hello', "Speak as whom?"),
+        ("/as Tamsin", "What does Tamsin say? /as NAME text"),
+        ("/emas Tamsin  ", "What does Tamsin do? /emas NAME draws her sword"),
+        ("/ooc", "Say what? /ooc text"),
+        ("/desc   ", "Say what? /desc text"),
+        ("/as Tamsin " + "x" * 1001, "at most 1000 characters"),
+        ("/desc " + "x" * 1001, "at most 1000 characters"),
+    ],
+)
+def test_bad_speaking_lines_get_a_clear_message_and_send_nothing(line, message):
+    assert message in refusal(line)

@@ -14,7 +14,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from tabletop.scenes import actions, beats, command_threads, deliver
-from tabletop.scenes.consumers import SceneConsumer
+from tabletop.scenes.feed.cursor import Beat, Cursor, Live, Read, Send, run
 from tabletop.scenes.models import Presence, Scene
 from tests.tabletop.scenes.conftest import connect
 
@@ -41,9 +41,9 @@ async def test_one_beat_serves_every_socket_of_the_scene(table, quick_beat, monk
     calls: list[list[str]] = []
     real = actions.heartbeat
 
-    def counting(*, beating):
+    def counting(*, beating, sends):
         calls.append(sorted(beating[table.scene.pk]))
-        return real(beating=beating)
+        return real(beating=beating, sends=sends)
 
     monkeypatch.setattr(actions, "heartbeat", counting)
     socks = [await connect(user, table.scene) for user in (table.gm, table.alice, table.bob)]
@@ -76,9 +76,9 @@ async def test_one_beat_serves_every_scene_of_the_process_and_writes_a_trip_once
     calls: list[dict[int, dict[str, int | None]]] = []
     real = actions.heartbeat
 
-    def counting(*, beating):
+    def counting(*, beating, sends):
         calls.append({scene: dict(sockets) for scene, sockets in beating.items()})
-        return real(beating=beating)
+        return real(beating=beating, sends=sends)
 
     monkeypatch.setattr(actions, "heartbeat", counting)
     other = await sync_to_async(
@@ -121,29 +121,17 @@ async def test_a_message_the_layer_lost_arrives_by_the_beat(table, quick_beat, m
     await alice.close()
 
 
-class FakeSocket(SceneConsumer):
-    def __init__(self, cursor: int) -> None:
-        super().__init__()
-        self.cursor, self.expected, self.ended = cursor, None, False
-        self.present = True  # its presence row written when it opened
-        self.catching_up = asyncio.Lock()
-        self.caught_up_to: list[int] = []
-
-    async def _catch_up(self, upto: int) -> None:
-        self.caught_up_to.append(upto)
-        self.cursor = upto
-
-
-async def test_a_frame_that_is_only_late_is_not_fetched_twice():
-    socket = FakeSocket(cursor=5)
-    await socket.beat(7)  # the database is ahead: frames 6 and 7 may still be on their way
-    assert socket.caught_up_to == []
-    socket.cursor = 7  # ... and they arrived before the next beat
-    await socket.beat(8)
-    assert socket.caught_up_to == []
-    await socket.beat(9)  # 8 was already in the database a beat ago and never came: lost
-    assert socket.caught_up_to == [9]
-    assert socket.cursor == 9
+def test_a_frame_that_is_only_late_is_not_fetched_twice():
+    cursor = Cursor(last=5)
+    cursor, effects = run(cursor, [Beat(7)])  # the database is ahead: 6 and 7 may be on their way
+    assert effects == []
+    cursor, effects = run(cursor, [Live(6, "six"), Live(7, "seven")])  # ... and they arrived
+    assert effects == [Send(("six",)), Send(("seven",))]
+    cursor, effects = run(cursor, [Beat(8)])
+    assert effects == []
+    cursor, effects = run(cursor, [Beat(9)])  # 8 was in the database a beat ago and never came
+    assert effects == [Read(7, 9)]
+    assert cursor.last == 9
 
 
 async def test_a_socket_command_broadcasts_from_the_event_loop_after_its_database_call():
@@ -152,8 +140,8 @@ async def test_a_socket_command_broadcasts_from_the_event_loop_after_its_databas
     await layer.group_add("scene-test", channel)
     done: list[str] = []
 
-    def action() -> int:
-        command_threads.group_send("scene-test", {"type": "scene.event", "n": 1})
+    def action(*, sends: command_threads.Sends) -> int:
+        sends.send("scene-test", {"type": "scene.event", "n": 1})
         done.append("action")
         return 42
 
@@ -166,11 +154,26 @@ async def test_a_socket_command_broadcasts_from_the_event_loop_after_its_databas
 
     layer.group_send = recording
     try:
-        assert await command_threads.run(action) == 42
+        assert await command_threads.run_holding(action) == 42
     finally:
         del layer.group_send
     assert sent_from == [(threading.current_thread().name, ["action"])]
     assert (await layer.receive(channel))["n"] == 1
+
+
+async def test_a_send_at_once_on_a_command_thread_still_goes_and_says_so(caplog):
+    # Every send of a held call goes through the outlet it was handed; a path that forgot it
+    # must not lose the frame: it goes at once (the thread waits for it) and the log says so.
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add("scene-test", channel)
+
+    def action(*, sends: command_threads.Sends) -> None:
+        command_threads.group_send("scene-test", {"type": "scene.event", "n": 3})
+
+    await command_threads.run_holding(action)
+    assert (await layer.receive(channel))["n"] == 3
+    assert "a send at once from a command thread" in caplog.text
 
 
 async def test_one_events_messages_are_published_together_and_events_in_order():
@@ -184,15 +187,15 @@ async def test_one_events_messages_are_published_together_and_events_in_order():
         await asyncio.sleep(0.01)  # a round trip to Redis
         log.append(f"end {group}")
 
-    def action() -> None:
+    def action(*, sends: command_threads.Sends) -> None:
         for group in ("gm", "alice", "players"):
-            command_threads.group_send(group, {"type": "scene.event", "seq": 5, "html": ""})
-        command_threads.group_send("scene", {"type": "scene.event", "seq": 6, "html": ""})
-        command_threads.group_send("scene", {"type": "scene.presence", "html": ""})
+            sends.send(group, {"type": "scene.event", "seq": 5, "html": ""})
+        sends.send("scene", {"type": "scene.event", "seq": 6, "html": ""})
+        sends.send("scene", {"type": "scene.presence", "html": ""})
 
     layer.group_send = publish
     try:
-        await command_threads.run(action)
+        await command_threads.run_holding(action)
     finally:
         del layer.group_send
     assert log[:3] == ["start gm", "start alice", "start players"]
@@ -205,14 +208,12 @@ async def test_what_an_action_broadcast_before_it_failed_is_still_sent():
     channel = await layer.new_channel()
     await layer.group_add("scene-test", channel)
 
-    def action() -> None:
-        command_threads.group_send(
-            "scene-test", {"type": "scene.event", "n": 2}
-        )  # committed before...
+    def action(*, sends: command_threads.Sends) -> None:
+        sends.send("scene-test", {"type": "scene.event", "n": 2})  # committed before...
         raise RuntimeError("... a later step failed")
 
     with pytest.raises(RuntimeError):
-        await command_threads.run(action)
+        await command_threads.run_holding(action)
     assert (await layer.receive(channel))["n"] == 2
 
 

@@ -94,7 +94,7 @@ def test_a_scene_whose_due_work_fails_does_not_stop_the_others_beat(monkeypatch,
         actor=table.gm,
     )
 
-    def settle(scene, now=None):
+    def settle(scene, now=None, sends=None):
         if scene.pk == table.scene.pk:
             raise ValueError("a broken due task")
         return 0
@@ -111,7 +111,7 @@ def test_the_heartbeat_reports_what_settling_due_work_recorded(monkeypatch):
     table = make_table(system="two_dice")
     before = Scene.objects.get(pk=table.scene.pk).last_seq
 
-    def settle(scene, now=None):
+    def settle(scene, now=None, sends=None):
         actions.roll(scene=scene, actor=table.gm, roll_kind="expression", data={"expression": "d6"})
         return 1
 

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from tabletop.scenes.beats import noticeably_moved
-from tabletop.scenes.consumers import MAX_RTT_MS
+from tabletop.scenes.incoming import MAX_RTT_MS
 from tabletop.scenes.models import SceneEvent
 from tabletop.scenes.selectors import noticeable
 from tests.tabletop.scenes.conftest import connect

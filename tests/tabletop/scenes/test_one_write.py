@@ -63,7 +63,7 @@ def test_a_roll_that_sets_nothing_going_writes_its_event_alone(table, fast_paths
 
 
 def test_a_roll_that_sets_something_going_is_all_or_nothing(table, fast_paths, monkeypatch):
-    def strikes_back(*, event, rng):
+    def strikes_back(*, event, rng, context):
         raise RuntimeError("the foe's blow failed")
 
     striking = dataclasses.replace(ROLL_KINDS["expression"], consequences=strikes_back)
@@ -86,8 +86,8 @@ def test_an_event_alone_on_a_scene_that_moved_gets_the_next_seq_and_the_real_hea
     stale = Scene.objects.get(pk=table.scene.pk)  # read before the next event
     said = {"speaker": "bob", "text": "Ready?", "emote": False}
     actions.chat(scene=table.scene, actor=table.bob, text="First!", to=[])
-    with one_write(), CaptureQueriesContext(connection) as queries:
-        late = record_event(scene=stale, kind="chat", actor=table.bob, public=said)
+    with one_write() as context, CaptureQueriesContext(connection) as queries:
+        late = record_event(scene=stale, kind="chat", actor=table.bob, public=said, context=context)
     assert late.seq == 3
     assert late.ledger["prev"] == SceneEvent.objects.get(scene=table.scene, seq=2).ledger_hash
     # The numbered write found the scene moved and wrote nothing; the next seq and the event
@@ -153,7 +153,7 @@ def writes_seen() -> Iterator[list[tuple[str, bool, bool]]]:
         yield seen
 
 
-def _strikes_back(*, event, rng):
+def _strikes_back(*, event, rng, context):
     # What a roll sets going: a write more, in the roll's transaction (of a row the scene as
     # seen does not hold, so the next command still runs on it).
     SceneEvent.objects.filter(pk=event.pk).update(nonce="struck")

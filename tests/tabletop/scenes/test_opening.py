@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from tabletop.scenes import actions, opening, selectors
 from tabletop.scenes.fastpath import onloop
+from tabletop.scenes.feed import replay
 from tabletop.scenes.models import Presence, Scene
 from tests.tabletop.scenes.conftest import connect, session_cookie
 
@@ -164,20 +165,20 @@ async def test_a_table_catching_up_reads_the_stretch_once_and_the_rest_on_the_lo
 ):
     """Sockets coming back together each replay what they missed: the first reads the stretch
     on the database thread; every later one is served on the loop itself from the stretch as
-    read (selectors' tail), no thread asked. Each gets the same frames."""
+    read (the feed's tail), no thread asked. Each gets the same frames."""
     gm = await connect(table.gm, table.scene)
     before = await opening.newest_seq(table.scene.pk)
     for mode in ("public", "blind"):
         await gm.send(command="roll", roll_kind="expression", mode=mode, expression="2d6")
     await gm.drain()
     where: list[bool] = []
-    replay_frames = selectors.replay_frames
+    replay_frames = replay.replay_frames
 
     def watched(**kwargs):
         where.append(threading.current_thread() is threading.main_thread())
         return replay_frames(**kwargs)
 
-    monkeypatch.setattr(selectors, "replay_frames", watched)
+    monkeypatch.setattr(replay, "replay_frames", watched)
     alice = await connect(table.alice, table.scene, hello=before)
     bob = await connect(table.bob, table.scene, hello=before)
     for sock in (alice, bob):

@@ -19,7 +19,9 @@ SAID = {"speaker": "bob", "text": "Ready?", "emote": False}
 def sent(monkeypatch):
     found: list[tuple[SceneEvent, dict]] = []
     monkeypatch.setattr(
-        deliver, "broadcast_event", lambda event, *, sheets: found.append((event, dict(sheets)))
+        deliver,
+        "broadcast_event",
+        lambda event, *, sheets, sends: found.append((event, dict(sheets))),
     )
     return found
 

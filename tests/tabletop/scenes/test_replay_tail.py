@@ -1,4 +1,4 @@
-"""A socket's catch-up from the scene's tail (selectors.replay_frames with ``upto_seq``): the
+"""A socket's catch-up from the scene's tail (replay.replay_frames with ``upto_seq``): the
 stretch of the log is read and rendered once for every socket that asks for it within
 TAIL_SECONDS (a table reconnecting after a restart asks once per socket), and each viewer gets
 exactly the frames a replay of their own would give them, secrets included."""
@@ -12,8 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tabletop.characters.models import Character
-from tabletop.scenes import actions, selectors
+from tabletop.scenes import actions
 from tabletop.scenes.audiences import Viewer
+from tabletop.scenes.feed import replay
 from tabletop.scenes.models import SceneEvent
 
 pytestmark = pytest.mark.django_db
@@ -45,8 +46,8 @@ def log(table):
 
 def replay_alone(table, viewer: Viewer, after: int, upto: int) -> list[str]:
     """The viewer's catch-up with no tail kept: read and rendered for them alone."""
-    selectors._tails.clear()
-    return selectors.replay_frames(
+    replay._tails.clear()
+    return replay.replay_frames(
         scene_id=table.scene.pk, viewer=viewer, after_seq=after, upto_seq=upto
     )
 
@@ -54,9 +55,9 @@ def replay_alone(table, viewer: Viewer, after: int, upto: int) -> list[str]:
 def test_each_viewer_gets_what_their_own_replay_gives(table, log):
     after, upto = log
     alone = {name: replay_alone(table, v, after, upto) for name, v in viewers(table).items()}
-    selectors._tails.clear()
+    replay._tails.clear()
     shared = {
-        name: selectors.replay_frames(
+        name: replay.replay_frames(
             scene_id=table.scene.pk, viewer=v, after_seq=after, upto_seq=upto
         )
         for name, v in viewers(table).items()
@@ -72,16 +73,14 @@ def test_each_viewer_gets_what_their_own_replay_gives(table, log):
 
 def test_the_stretch_is_read_once_for_the_table(table, log):
     after, upto = log
-    selectors._tails.clear()
+    replay._tails.clear()
     first, *others = viewers(table).values()
     with CaptureQueriesContext(connection) as reads:
-        selectors.replay_frames(
-            scene_id=table.scene.pk, viewer=first, after_seq=after, upto_seq=upto
-        )
+        replay.replay_frames(scene_id=table.scene.pk, viewer=first, after_seq=after, upto_seq=upto)
     assert any("scenes_sceneevent" in q["sql"] for q in reads.captured_queries)
     for viewer in others:
         with CaptureQueriesContext(connection) as reads:
-            selectors.replay_frames(
+            replay.replay_frames(
                 scene_id=table.scene.pk, viewer=viewer, after_seq=after, upto_seq=upto
             )
         assert not any("scenes_sceneevent" in q["sql"] for q in reads.captured_queries)
@@ -89,25 +88,23 @@ def test_the_stretch_is_read_once_for_the_table(table, log):
 
 def test_a_tail_older_than_its_seconds_is_read_again(table, log, monkeypatch):
     after, upto = log
-    selectors._tails.clear()
+    replay._tails.clear()
     alice = viewers(table)["alice"]
-    selectors.replay_frames(scene_id=table.scene.pk, viewer=alice, after_seq=after, upto_seq=upto)
-    monkeypatch.setattr(selectors, "TAIL_SECONDS", 0.0)
+    replay.replay_frames(scene_id=table.scene.pk, viewer=alice, after_seq=after, upto_seq=upto)
+    monkeypatch.setattr(replay, "TAIL_SECONDS", 0.0)
     with CaptureQueriesContext(connection) as reads:
-        selectors.replay_frames(
-            scene_id=table.scene.pk, viewer=alice, after_seq=after, upto_seq=upto
-        )
+        replay.replay_frames(scene_id=table.scene.pk, viewer=alice, after_seq=after, upto_seq=upto)
     assert any("scenes_sceneevent" in q["sql"] for q in reads.captured_queries)
 
 
 def test_another_stretch_is_its_own(table, log):
     after, upto = log
     alice = viewers(table)["alice"]
-    selectors._tails.clear()
-    whole = selectors.replay_frames(
+    replay._tails.clear()
+    whole = replay.replay_frames(
         scene_id=table.scene.pk, viewer=alice, after_seq=after, upto_seq=upto
     )
-    shorter = selectors.replay_frames(
+    shorter = replay.replay_frames(
         scene_id=table.scene.pk, viewer=alice, after_seq=after, upto_seq=upto - 1
     )
     assert shorter == replay_alone(table, alice, after, upto - 1)

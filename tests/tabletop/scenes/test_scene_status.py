@@ -132,6 +132,16 @@ def test_the_status_is_rendered_for_each_viewer_alone(table):
     assert "play-tools" not in render_frame(opened, Viewer(table.alice.pk, False), live=False)
 
 
+def test_opening_brings_the_gm_the_start_of_the_turns(table):
+    close(table)
+    reopen(table)
+    opened = events("scene_opened")[-1]
+    opened.scene = Scene.objects.get(pk=table.scene.pk)
+    gm = render_frame(opened, Viewer(table.gm.pk, True), live=True)
+    assert 'id="turns-start"' in gm  # the GM may start the turns now, without a reload
+    assert 'id="turns-start"' not in render_frame(opened, Viewer(table.alice.pk, False), live=True)
+
+
 def test_the_gms_button_is_answered_by_the_socket_not_a_page(table):
     client = Client()
     client.force_login(table.gm)

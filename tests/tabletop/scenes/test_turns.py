@@ -15,7 +15,7 @@ from django.test import Client
 
 from tabletop.characters.models import Character
 from tabletop.scenes import actions
-from tabletop.scenes.commands import run_command
+from tabletop.scenes.commands import call_action
 from tabletop.scenes.models import Scene, SceneEvent
 from tabletop.systems.two_dice import checks
 from tests.support.tables import make_table
@@ -150,11 +150,11 @@ def test_an_end_turn_sent_for_a_turn_that_has_ended_ends_nothing_more():
     table, cast = two_dice_table()
     start(table, cast)
     frame = {"command": "turns_end", "round": "1", "team": "Heroes"}
-    run_command(command="turns_end", scene=table.scene, user=table.alice, data=frame)
+    call_action(command="turns_end", scene=table.scene, user=table.alice, data=frame)
     assert (tracker(table).round, tracker(table).current_team) == (1, "Foes")
     for user in (table.alice, table.gm):
         with pytest.raises(ValidationError, match="That turn has already ended: it is Foes's"):
-            run_command(command="turns_end", scene=table.scene, user=user, data=frame)
+            call_action(command="turns_end", scene=table.scene, user=user, data=frame)
     assert (tracker(table).round, tracker(table).current_team) == (1, "Foes")
     assert SceneEvent.objects.filter(kind="turn").count() == 2  # the start and the one end
 

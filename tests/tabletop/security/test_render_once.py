@@ -164,7 +164,8 @@ def test_the_watched_context_sees_every_way_a_template_can_ask():
     assert "data" in ctx and ctx["data"] == {} and ctx.asked == set()
     assert "viewer_is_gm" in ctx
     assert ctx.asked == {"viewer_is_gm"}
-    assert ctx.get("is_actor") is False and ctx.asked == set(VIEWER_KEYS)
+    assert ctx.get("is_actor") is False and ctx.asked == {"viewer_is_gm", "is_actor"}
+    assert ctx.get("for_viewer") is None and ctx.asked == set(VIEWER_KEYS)
     for copy in (dict, lambda c: c.copy(), lambda c: list(c), lambda c: list(c.items())):
         fresh = _Asked({"viewer_is_gm": True})
         copy(fresh)

@@ -22,6 +22,7 @@ from tabletop.characters.demo import GM, PLAYERS
 from tabletop.characters.models import Character, SavedRoll
 from tabletop.characters.saved_rolls import saved_roll_add
 from tabletop.characters.sheets import spec_for
+from tabletop.notify.actions import mark_seen
 from tabletop.scenes.actions import scene_create, scene_open
 from tabletop.scenes.models import Scene
 
@@ -57,7 +58,7 @@ class Command(BaseCommand):
                 for character in demo_characters(campaign):
                     self._character(campaign, users, character)
                 self._saved_rolls(campaign, users)
-                scenes.append(self._scene(campaign, users[GM]))
+                scenes.append(self._scene(campaign, users))
         self.stdout.write(self.style.SUCCESS("Demo table ready."))
         self.stdout.write(f"Open {url} and log in as one of (password {password!r}):")
         self.stdout.write(f"  {GM:6} the GM of every demo campaign")
@@ -107,12 +108,19 @@ class Command(BaseCommand):
             invite_revoke(invite=invite, actor=gm)
         return campaign
 
-    def _scene(self, campaign: Campaign, gm: Any) -> Scene:
+    def _scene(self, campaign: Campaign, users: dict[str, Any]) -> Scene:
+        gm = users[GM]
         scene = Scene.objects.filter(campaign=campaign, name=SCENE).first()
         if scene is None:
             scene = scene_create(campaign=campaign, actor=gm, name=SCENE)
         if not scene.is_open:
             scene = scene_open(scene=scene, actor=gm)
+            # A scene the demo opens is no news to its players: seen, so `make run` mails
+            # nobody about it (a digest each would spend their mails of the hour) and counts
+            # nothing unread. A scene played since keeps its unread.
+            scene.refresh_from_db(fields=["last_seq"])
+            for player in PLAYERS:
+                mark_seen(scene=scene, user=users[player], seq=scene.last_seq, visible=False)
         return scene
 
     def _saved_rolls(self, campaign: Campaign, users: dict[str, Any]) -> None:

@@ -170,3 +170,39 @@ def test_a_character_is_its_notes_its_currency_and_its_saved_rolls(client):
     assert (pip.owner, pip.notes, pip.table_currency) == (table.alice, "Gnome wizard. Int +4.", 0)
     page = client.get(reverse("characters:detail", args=[cast["mira"].pk])).content.decode()
     assert "Hero points" in page and "Saved rolls" in page
+
+
+@pytest.mark.parametrize(
+    ("name", "one", "many"),
+    [
+        ("Hero points", "hero point", "hero points"),  # "1 hero points" before
+        ("Hero point", "hero point", "hero points"),  # "2 hero point" before
+        ("Fate tokens", "fate token", "fate tokens"),
+        ("Bennies", "benny", "bennies"),
+        ("Drama die", "drama die", "drama dice"),
+        ("Luck", "luck", "luck"),  # a mass noun: "2 luck"
+        ("Inspiration", "inspiration", "inspiration"),
+        ("Checkpoint", "checkpoint", "checkpoint"),  # not the word "point"
+        ("Hero point / Heroes' points", "hero point", "heroes' points"),  # the GM's own words win
+    ],
+)
+def test_a_one_word_currency_is_counted_in_its_right_form(name, one, many):
+    words = any_game.currency_words(any_game.validate_ruleset({"currency": name}))
+    assert words[1:] == (one, many)
+
+
+@pytest.mark.django_db
+def test_the_log_counts_a_one_word_currency_in_its_right_form():
+    table, cast = any_game_table(held=0)
+    ruleset_update(campaign=table.campaign, actor=table.gm, overrides={"currency": "Hero points"})
+    mira = cast["mira"]
+    texts = [
+        actions.award(
+            scene=table.scene, actor=table.gm, character=mira, field="table_currency", amount=n
+        ).public["text"]
+        for n in (1, 2, -1)
+    ]
+    assert texts == ["gave 1 hero point", "gave 2 hero points", "took back 1 hero point"]
+    spent = currency_spend(scene=table.scene, actor=table.alice, character=mira)
+    html = render_card(spent, "full", Viewer(user_id=table.gm.pk, is_gm=True), live=False)
+    assert "spends 1 hero point for" in html

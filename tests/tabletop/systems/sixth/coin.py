@@ -15,6 +15,7 @@ from tabletop.systems.api import (
     NPC,
     PC,
     Audience,
+    CommandContext,
     Currency,
     OneOf,
     Rollable,
@@ -131,7 +132,9 @@ def rollables(character: Any, ruleset: Any) -> list[Rollable]:
 
 
 @scene_action(system="coin", what="Luck", locks=False)
-def luck(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> SceneEvent:
+def luck(
+    *, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None, context: CommandContext
+) -> SceneEvent:
     """Spend one luck on the character's latest toss the table sees: the coin is tossed again
     for the same call, and the card shows the new face."""
     toss_event = lock_roll(scene, seq, "Luck")
@@ -160,6 +163,7 @@ def luck(*, scene: Scene, actor: Any, seq: Any, rng: Rng | None = None) -> Scene
             "seq": toss_event.seq,
             "summary": outcome.summary,
         },
+        context=context,
     )
 
 

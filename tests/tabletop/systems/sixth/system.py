@@ -39,6 +39,7 @@ SYSTEM = api.register(
                 "systems/coin/events/luck.html",
                 frozenset({"party", "dashboard"}),
                 public=coin.Luck,
+                mirror="spends",  # a spend of luck, in the Discord mirror's words
             ),
         ),
         card_controls=coin.card_controls,
