@@ -31,14 +31,16 @@ async def test_a_roll_on_process_a_reaches_a_player_on_process_b(
     gm = await table.join("gm", a)
     alice = await table.join("alice", b)
 
+    # Each socket is waited for: the two processes hear the layer independently, so the player
+    # on B may have the roll before the roller's own socket on A does.
     await gm.roll("1d1000+100000")
-    await alice.wait_for_seq(2)
+    await asyncio.gather(alice.wait_for_seq(2), gm.wait_for_seq(2))
     assert alice.frame(2).live, "the roll must come over the layer, not from a catch-up"
     assert gm.frame(2).live
 
     # And back: the player rolls on B, the GM on A sees it live.
     await alice.roll("1d1000+200000")
-    await gm.wait_for_seq(3)
+    await asyncio.gather(gm.wait_for_seq(3), alice.wait_for_seq(3))
     assert gm.frame(3).live
 
     totals = await table.roll_totals()

@@ -92,7 +92,7 @@ async def test_daphne_killed_and_restarted_replays_exactly_what_was_missed(
     await asyncio.to_thread(server.restart)
     await alice.wait_for_seq(6, timeout=20)
     await gm.roll()
-    await alice.wait_for_seq(7)
+    await asyncio.gather(alice.wait_for_seq(7), gm.wait_for_seq(7))  # each hears it on its own
 
     assert alice.seqs() == [1, 2, 3, 4, 5, 6, 7]
     assert alice.seqs()[before:] == [4, 5, 6, 7]
@@ -160,3 +160,47 @@ async def test_an_idle_socket_outlives_the_layers_blocking_receive(daphnes, priv
     await alice.wait_for_seq(2)
     assert alice.frame(2).live
     assert (alice.connections, gm.connections) == (1, 1), alice.drops + gm.drops
+
+
+@pytest.mark.parametrize("how", ["stopped", "killed"])
+async def test_one_of_two_processes_gone_every_log_holds_every_event_once_in_order(
+    how, daphnes, shared_redis_url, tables
+):
+    # Two processes behind a proxy; one goes (a rolling restart's SIGTERM, or a crash) while
+    # the table rolls: its pages reconnect to the other, and every page's log holds every
+    # event exactly once, in order.
+    a = daphnes.start(REDIS_URL=shared_redis_url)
+    b, table = await asyncio.gather(
+        asyncio.to_thread(daphnes.another, a), asyncio.to_thread(LiveTable.create, a)
+    )
+    tables.append(table)
+    on_a = [
+        await table.join("gm", a, fallbacks=[b]),
+        await table.join("alice", a, fallbacks=[b]),
+    ]
+    on_b = await table.join("alice", b, fallbacks=[a])
+    clients = [*on_a, on_b]
+    for _ in range(3):
+        await on_b.roll()
+    for client in clients:
+        await client.wait_for_seq(4)
+
+    async def roll_on() -> None:
+        for _ in range(4):
+            await on_b.roll()
+            await asyncio.sleep(0.3)  # under the socket's rate limit
+
+    rolling = asyncio.create_task(roll_on())
+    await asyncio.to_thread(a.stop if how == "stopped" else a.kill)
+    await rolling
+    assert await table.rolls_elsewhere(2) == [9, 10]
+
+    for client in clients:
+        await client.wait_for_seq(10, timeout=30)
+        assert client.seqs() == list(range(1, 11))
+        assert client.errors == []
+    for client in on_a:
+        assert client.connections == 2
+        if how == "stopped":
+            # Closed as a restart (1012): the page reconnects at once (static/js/scene/socket.js).
+            assert "code=1012" in client.drops[0]
