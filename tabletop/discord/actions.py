@@ -131,9 +131,11 @@ def mirror_stopped(*, mirror: Mirror, why: str) -> None:
     on the GM's settings page, and what waited is dropped there (listed as not sent)."""
     now = timezone.now()
     with transaction.atomic():
-        stopped = Mirror.objects.filter(
-            pk=mirror.pk, webhook_id=mirror.webhook_id, stopped_at__isnull=True
-        ).update(stopped_at=now, stopped_why=why[:300])
+        stopped = (
+            Mirror.objects.running()
+            .filter(pk=mirror.pk, webhook_id=mirror.webhook_id)
+            .update(stopped_at=now, stopped_why=why[:300])
+        )
         if not stopped:
             return
         _waiting(mirror.campaign).update(dropped_at=now, last_error=why[:300])

@@ -7,6 +7,12 @@ from django.db import models
 from django.utils import timezone
 
 
+class MirrorQuerySet(models.QuerySet):
+    def running(self) -> MirrorQuerySet:
+        """The mirrors Discord has not refused: what they send still goes."""
+        return self.filter(stopped_at__isnull=True)
+
+
 class Mirror(models.Model):
     """A campaign's Discord mirror: the webhook it posts to and what goes there. The webhook's
     token is a secret: shown to nobody (masked for the GM), never logged, never in an outbox
@@ -38,6 +44,8 @@ class Mirror(models.Model):
     #: the last post Discord took, and the last test message
     posted_at = models.DateTimeField(null=True, blank=True)
     tested_at = models.DateTimeField(null=True, blank=True)
+
+    objects = MirrorQuerySet.as_manager()
 
     def __str__(self) -> str:
         return f"Discord mirror of {self.campaign_id} (webhook {self.webhook_id})"

@@ -36,13 +36,12 @@ def stream(scene_id: int) -> str:
 
 
 def running_mirror(campaign_id: int) -> Mirror | None:
-    return Mirror.objects.filter(campaign_id=campaign_id, stopped_at__isnull=True).first()
+    return Mirror.objects.running().filter(campaign_id=campaign_id).first()
 
 
 def _subjects(scene: Scene) -> list[None]:
     """One outside cursor while the campaign's mirror runs; none otherwise."""
-    running = Mirror.objects.filter(campaign_id=scene.campaign_id, stopped_at__isnull=True)
-    return [None] if running.exists() else []
+    return [None] if Mirror.objects.running().filter(campaign_id=scene.campaign_id).exists() else []
 
 
 def _start(scene: Scene, subject: int | None) -> int:
@@ -165,7 +164,7 @@ def _handle(cursor: ReaderCursor, viewer: Viewer, seen: durable.Seen) -> None:
 
 def _busy(campaigns: set[int]) -> set[int]:
     """The campaigns whose mirror runs: every event there may go to Discord."""
-    running = Mirror.objects.filter(campaign_id__in=campaigns, stopped_at__isnull=True)
+    running = Mirror.objects.running().filter(campaign_id__in=campaigns)
     return set(running.values_list("campaign_id", flat=True))
 
 

@@ -104,7 +104,7 @@ def mirror_status(*, campaign: Campaign) -> MirrorStatus:
 def mirrored_to_discord(*, campaign: Campaign) -> list[str]:
     """What of the campaign goes to its group's Discord channel, in words every member may
     read (the campaign page says so); empty when nothing does."""
-    mirror = Mirror.objects.filter(campaign=campaign, stopped_at__isnull=True).first()
+    mirror = Mirror.objects.running().filter(campaign=campaign).first()
     if mirror is None:
         return []
     labels = dict(Mirror.Sends.choices)
