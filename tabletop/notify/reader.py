@@ -8,7 +8,7 @@ notification."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from tabletop.campaigns.models import Membership
@@ -42,21 +42,29 @@ def _start(scene: Scene, user_id: int | None) -> int:
     return before.seq if before is not None else 0
 
 
+_KIND_WHY = {"turn": Notification.Why.TURN, "scene_opened": Notification.Why.SCENE}
+
+
+def _reasons(event: SceneEvent) -> Iterator[tuple[str, Callable[[], Collection[int]]]]:
+    """What of the event may single someone out, most telling first, each with whom it does
+    (worked out only when asked: a kind's ``notifies`` may read the database)."""
+    data = {**event.public, **event.secret}
+    if data.get("mentions"):
+        yield Notification.Why.MENTION, lambda: data["mentions"]
+    if event.audience == Audience.WHISPER:
+        yield Notification.Why.WHISPER, lambda: event.recipients
+    kind = kinds.EVENT_KINDS.get(event.kind)
+    if kind is not None and kind.notifies is not None:
+        notifies = kind.notifies
+        yield _KIND_WHY.get(event.kind, Notification.Why.ASKS), lambda: set(notifies(event))
+
+
 def why(event: SceneEvent, user_id: int) -> str:
     """Why an event the member may see in full reaches them ("" for no particular reason)."""
-    data = {**event.public, **event.secret}
-    if user_id in (data.get("mentions") or ()):
-        return Notification.Why.MENTION
-    if event.audience == Audience.WHISPER and user_id in event.recipients:
-        return Notification.Why.WHISPER
-    kind = kinds.EVENT_KINDS.get(event.kind)
-    if kind is not None and kind.notifies is not None and user_id in set(kind.notifies(event)):
-        if event.kind == "turn":
-            return Notification.Why.TURN
-        if event.kind == "scene_opened":
-            return Notification.Why.SCENE
-        return Notification.Why.ASKS
-    return Notification.Why.NOTHING
+    return next(
+        (reason for reason, whom in _reasons(event) if user_id in whom()),
+        Notification.Why.NOTHING,
+    )
 
 
 def what(event: SceneEvent) -> str:
@@ -78,14 +86,8 @@ def what(event: SceneEvent) -> str:
 
 
 def _wants(event: SceneEvent) -> bool:
-    """An event that may single someone out (``why``): it mentions a member, is whispered, or
-    its kind names whom it notifies."""
-    if event.public.get("mentions") or event.secret.get("mentions"):
-        return True
-    if event.audience == Audience.WHISPER:
-        return True
-    kind = kinds.EVENT_KINDS.get(event.kind)
-    return kind is not None and kind.notifies is not None
+    """An event that may single someone out (``why``)."""
+    return next(_reasons(event), None) is not None
 
 
 def _busy(campaigns: set[int]) -> set[int]:

@@ -346,8 +346,8 @@ def _wanted(reader: Reader, event: SceneEvent) -> bool:
         return True
 
 
-def woken() -> list[int]:
-    """The scenes woken since last asked (each once), with the quiet ones of campaigns where
+def take_woken() -> list[int]:
+    """Takes the scenes woken since last asked (each once), with the quiet ones of campaigns where
     some reader is busy (``Reader.busy``); the other quiet scenes wait for the sweep."""
     with _lock:
         scenes = set(_woken)
@@ -367,7 +367,7 @@ def woken() -> list[int]:
 def catch_up_woken() -> int:
     """Catch up every woken scene's readers (the sender's chore), the scenes read at once."""
     handled = 0
-    ids = woken()
+    ids = take_woken()
     scenes = Scene.objects.select_related("campaign").in_bulk(ids) if ids else {}
     for scene_id in ids:
         if scene_id not in scenes:

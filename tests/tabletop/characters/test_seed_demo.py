@@ -126,7 +126,7 @@ def test_the_demo_table_mails_nobody_and_counts_nothing_unread(settings, django_
 
     settings.NOTIFY_EMAIL_DELAY_SECONDS = 0
     seed()
-    durable.woken()
+    durable.take_woken()
     durable.sweep()
     digests.compose_due()
     sender.send_due()

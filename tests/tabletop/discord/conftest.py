@@ -28,7 +28,7 @@ def fake(settings) -> Iterator[FakeDiscord]:
 @pytest.fixture
 def table(fake):
     table = make_table()
-    durable.woken()
+    durable.take_woken()
     return table
 
 

@@ -96,10 +96,10 @@ def test_a_mirrored_campaigns_events_are_read_at_the_next_pass_not_the_sweep(tab
     other = make_table_elsewhere(table)
     mirror_on(table, fake)
     durable.sweep()
-    durable.woken()  # read by the sweep
+    durable.take_woken()  # read by the sweep
     say(table, "to Discord")  # names nobody: only the mirror makes it news
     say(table, "not mirrored", scene=other)
-    assert durable.woken() == [table.scene.pk]  # the mirrored scene alone, at the next pass
+    assert durable.take_woken() == [table.scene.pk]  # the mirrored scene alone, at the next pass
     durable.catch_up(table.scene.pk)
     sender.send_due()
     assert lines(fake) == ["to Discord"]

@@ -36,7 +36,7 @@ def table(settings):
     for user in (table.gm, table.alice, table.bob):
         user.email = f"{user.username}@example.org"
         user.save(update_fields=["email"])
-    durable.woken()
+    durable.take_woken()
     return table
 
 
@@ -186,10 +186,10 @@ def test_only_what_may_reach_someone_wakes_the_readers_the_rest_waits_for_the_sw
 
     durable.sweep()
     roll(table, table.alice, "public")  # names nobody, and nobody is mailed everything
-    assert durable.woken() == []  # no pass over the scene for it
+    assert durable.take_woken() == []  # no pass over the scene for it
     assert cursors_at() == {table.scene.events.count() - 1}
     say(table, table.alice, "@bob look")
-    assert durable.woken() == [table.scene.pk]  # a mention: the next pass reads both
+    assert durable.take_woken() == [table.scene.pk]  # a mention: the next pass reads both
     say(table, table.alice, "nothing for anyone")
     assert durable.sweep() > 0 and cursors_at() == {table.scene.events.count()}
 
@@ -204,7 +204,7 @@ def test_only_what_may_reach_someone_wakes_the_readers_the_rest_waits_for_the_sw
 
 def test_a_mention_a_second_before_a_crash_is_mailed_once_after_the_restart(table):
     say(table, table.alice, "@bob before the crash")
-    durable.woken()  # the process died with its wake
+    durable.take_woken()  # the process died with its wake
     everything_runs()
     everything_runs()
     assert len(mails_to(table.bob)) == 1

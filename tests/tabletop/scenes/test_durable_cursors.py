@@ -43,10 +43,10 @@ def echo():
             handle=_echo,
         )
     )
-    durable.woken()
+    durable.take_woken()
     yield reader
     durable.unregister(ECHO)
-    durable.woken()
+    durable.take_woken()
 
 
 def _bob_id(scene):
@@ -114,14 +114,14 @@ def test_each_event_is_handled_once_however_often_the_reader_is_woken(echo):
 
 def test_an_event_wakes_the_readers_after_its_commit_only(echo):
     table = make_table()
-    durable.woken()
+    durable.take_woken()
     with pytest.raises(RuntimeError), transaction.atomic():
         chat(table, table.alice, "never said")
-        assert durable.woken() == []  # not before the commit
+        assert durable.take_woken() == []  # not before the commit
         raise RuntimeError
-    assert durable.woken() == []
+    assert durable.take_woken() == []
     chat(table, table.alice, "said")
-    assert durable.woken() == [table.scene.pk]
+    assert durable.take_woken() == [table.scene.pk]
     assert durable.catch_up_woken() == 0  # asked once: nothing is woken twice
 
 
@@ -209,7 +209,7 @@ def test_a_batch_with_one_cursor_moved_meanwhile_is_rolled_back_and_each_moves_a
 def test_a_sweep_after_a_restart_catches_up_what_no_wake_brought(echo):
     table = make_table()
     chat(table, table.alice, "a second before the crash")
-    durable.woken()  # the process died: the wake is lost with it
+    durable.take_woken()  # the process died: the wake is lost with it
     assert echoed(table.bob) == []
     durable.sweep()
     assert any(":chat:full" in b for b in echoed(table.bob))
