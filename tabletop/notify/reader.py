@@ -59,12 +59,16 @@ def _reasons(event: SceneEvent) -> Iterator[tuple[str, Callable[[], Collection[i
         yield _KIND_WHY.get(event.kind, Notification.Why.ASKS), lambda: set(notifies(event))
 
 
-def why(event: SceneEvent, user_id: int) -> str:
+def singled_out(event: SceneEvent) -> list[tuple[str, set[int]]]:
+    """Whom the event singles out, and why, most telling first (worked out once an event: a
+    kind's ``notifies`` may read the database, and a scene's members are read together)."""
+    return [(reason, set(whom())) for reason, whom in _reasons(event)]
+
+
+def why(event: SceneEvent, user_id: int, singled: list[tuple[str, set[int]]] | None = None) -> str:
     """Why an event the member may see in full reaches them ("" for no particular reason)."""
-    return next(
-        (reason for reason, whom in _reasons(event) if user_id in whom()),
-        Notification.Why.NOTHING,
-    )
+    reasons = singled_out(event) if singled is None else singled
+    return next((reason for reason, whom in reasons if user_id in whom), Notification.Why.NOTHING)
 
 
 def what(event: SceneEvent) -> str:
@@ -118,12 +122,15 @@ def _handle_many(batch: Sequence[durable.Handled]) -> None:
     )
     notices = []
     lines: dict[int, str] = {}  # each event's line, made once for all its readers
+    singled: dict[int, list[tuple[str, set[int]]]] = {}  # and whom it singles out
     for cursor, _viewer, seen in batch:
         user_id = cursor.user_id
         for event, vis in seen:
             if vis != FULL or event.actor_id == user_id:
                 continue
-            reason = why(event, user_id)
+            if event.pk not in singled:
+                singled[event.pk] = singled_out(event)
+            reason = why(event, user_id, singled[event.pk])
             if not reason and user_id not in everything:
                 continue
             actor = event.actor

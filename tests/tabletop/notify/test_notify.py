@@ -7,9 +7,11 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core import mail
 from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -130,6 +132,30 @@ def test_the_turn_handed_to_a_member_reaches_them(table):
     actions.turns_end(scene=table.scene, actor=table.gm)
     durable.sweep()
     assert Notification.objects.filter(user=table.bob, why="turn").exists()
+
+
+def test_a_scene_opened_reads_whom_it_notifies_once_however_large_the_table(table):
+    # Whom an event singles out is worked out once an event, not once a member: a scene opened
+    # notifies the whole table, which is a query.
+    users = get_user_model().objects
+    for n in range(6):
+        player = users.create_user(f"player{n}", password="a-long-table-secret")
+        Membership.objects.create(campaign=table.campaign, user=player)
+    durable.sweep()
+    scene = actions.scene_create(campaign=table.campaign, actor=table.gm, name="The gate")
+    actions.scene_open(scene=scene, actor=table.gm)
+    whole_table = (
+        'SELECT "campaigns_membership"."user_id" AS "user_id" FROM "campaigns_membership" '
+        f'WHERE "campaigns_membership"."campaign_id" = {table.campaign.pk} '
+    )
+    with CaptureQueriesContext(connection) as queries:
+        durable.sweep()
+    read = [q["sql"] for q in queries.captured_queries if q["sql"].startswith(whole_table)]
+    # A few reads of the scene's members in all (its cursors, and whom the opening notifies),
+    # where one a member would be nine.
+    assert 1 <= len(read) <= 3, read
+    told = Notification.objects.filter(scene=scene, why="scene")
+    assert told.count() == 8  # every member but the GM who opened it
 
 
 def test_no_mail_before_the_window_ends(table, settings):
